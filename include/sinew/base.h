@@ -1,0 +1,78 @@
+/* sinew: results, errors, allocators and the conventions every module shares.
+ *
+ * Conventions (written once, here):
+ *   - Matrices are 4x4, column-major: m[col * 4 + row], as in glTF.
+ *   - Quaternions are x, y, z, w (w scalar), unit length, right-handed.
+ *   - Y is up. Lengths are in the file's own units (glTF says metres; real files
+ *     ignore it), so every threshold is relative to the model's size.
+ *   - Time in seconds, angles in radians inside the library and degrees at the CLI.
+ *   - Arrays are a pointer plus a count. Options structs zero-initialised mean defaults.
+ *   - Every call that can fail returns a sinew_result and, when `err` is not NULL,
+ *     fills it with a message that names the file, the object and its index.
+ *   - Per-frame calls never allocate: the caller passes buffers sized by a query.
+ *   - Deterministic: the same input gives the same bits. No globals, clocks or seeds.
+ */
+#ifndef SINEW_BASE_H
+#define SINEW_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SINEW_VERSION_STRING "0.1.0"
+
+typedef enum sinew_result {
+    SINEW_OK = 0,
+    SINEW_ERR_IO,            /* a file could not be opened, read or written */
+    SINEW_ERR_FORMAT,        /* the input is malformed (bad JSON, bad GLB, out-of-range index) */
+    SINEW_ERR_UNSUPPORTED,   /* valid input that sinew does not handle (e.g. Draco) */
+    SINEW_ERR_INVALID_VALUE, /* NaN/Inf or otherwise unusable numbers in the input */
+    SINEW_ERR_ARGUMENT,      /* the caller passed something unusable (usage error) */
+    SINEW_ERR_NOT_FOUND,     /* a named clip, joint or object does not exist */
+    SINEW_ERR_OUT_OF_MEMORY, /* an allocation failed or a count would overflow */
+    SINEW_ERR_INTERNAL       /* a bug in sinew: please report it */
+} sinew_result;
+
+#define SINEW_ERROR_MESSAGE_MAX 512
+
+/* What went wrong, for a person: "Fox.glb: accessor 12: byteOffset 4096 + 1200 bytes runs past
+ * bufferView 3 (length 5000)". `code` repeats the returned result. */
+typedef struct sinew_error {
+    sinew_result code;
+    char message[SINEW_ERROR_MESSAGE_MAX];
+} sinew_error;
+
+/* Fills `err` (when not NULL) with printf-style text and returns `code`, so that a failure
+ * reads `return sinew_error_set(err, SINEW_ERR_FORMAT, "%s: accessor %u: ...", ...);`. */
+sinew_result sinew_error_set(sinew_error *err, sinew_result code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* A short fixed name for a result, e.g. "format error". Never NULL. */
+const char *sinew_result_name(sinew_result code);
+
+/* Optional allocator for build and load code. A zeroed struct (or NULL pointer) means malloc,
+ * realloc and free. `realloc_fn` receives the old size so that arena allocators can work. */
+typedef struct sinew_allocator {
+    void *(*alloc_fn)(void *user, size_t size);
+    void *(*realloc_fn)(void *user, void *ptr, size_t old_size, size_t new_size);
+    void (*free_fn)(void *user, void *ptr);
+    void *user;
+} sinew_allocator;
+
+/* Allocation through an optional allocator. sinew_alloc returns zeroed memory and NULL on
+ * failure or when count * size overflows. */
+void *sinew_alloc(const sinew_allocator *a, size_t count, size_t size);
+void *sinew_realloc(const sinew_allocator *a, void *ptr, size_t old_count, size_t new_count,
+                    size_t size);
+void sinew_free(const sinew_allocator *a, void *ptr);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,87 @@
+/* Helpers shared by sinew's cmocka tests (header-only, test code only). */
+#ifndef SINEW_TEST_UTIL_H
+#define SINEW_TEST_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+/* The shared models folder, or NULL (and a note on stderr) when it is absent: tests that
+ * need real models skip, saying so. */
+static inline const char *test_models_dir(void)
+{
+    const char *dir = getenv("SINEW_MODELS");
+    if (!dir || !*dir) dir = SINEW_MODELS_DIR;
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "note: %s is absent: skipping tests on the shared models\n", dir);
+        return NULL;
+    }
+    return dir;
+}
+
+/* Joins folder and file into a static-free caller buffer. */
+static inline const char *test_path(char *buf, size_t size, const char *dir, const char *file)
+{
+    snprintf(buf, size, "%s/%s", dir, file);
+    return buf;
+}
+
+/* A fresh temporary folder for one test (mkdtemp under $TMPDIR or /tmp). */
+static inline const char *test_tmpdir(char *buf, size_t size)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(buf, size, "%s/sinew-test-XXXXXX", base && *base ? base : "/tmp");
+    return mkdtemp(buf);
+}
+
+/* The sinew CLI built next to the tests. */
+static inline const char *test_sinew_bin(void)
+{
+    const char *dir = getenv("SINEW_BIN");
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/sinew", dir && *dir ? dir : ".");
+    return path;
+}
+
+/* Runs a shell command, captures stdout+stderr (truncated to `size`), returns exit code
+ * (or -1 when killed by a signal, so crashes fail loudly). */
+static inline int test_run(char *output, size_t size, const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    char full[8300];
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    if (!p) return -1;
+    size_t n = 0;
+    if (output && size) {
+        n = fread(output, 1, size - 1, p);
+        output[n] = 0;
+    }
+    char sink[4096];
+    while (fread(sink, 1, sizeof sink, p) > 0) {
+    }
+    int status = pclose(p);
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    return -1;
+}
+
+static inline int test_file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+#endif

@@ -1,0 +1,47 @@
+/* Shared CLI plumbing: exit codes, argument parsing, messages. */
+#ifndef SINEW_CLI_H
+#define SINEW_CLI_H
+
+#include "sinew/base.h"
+
+/* Documented exit codes (sinew --help). */
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_BAD_INPUT = 1, /* the input file is unreadable, malformed or unusable */
+    CLI_EXIT_USAGE = 2,     /* wrong options or arguments */
+    CLI_EXIT_INTERNAL = 3   /* a bug in sinew, or the output could not be written */
+};
+
+/* A command: `run` gets argv after the command name (argv[0] is the command name). */
+typedef struct cli_command {
+    const char *name;
+    const char *summary; /* one line for `sinew --help` */
+    int (*run)(int argc, char **argv);
+} cli_command;
+
+/* Prints "sinew COMMAND: message" to stderr and returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Prints a library error ("sinew COMMAND: format error: Fox.glb: accessor 12: ...") and
+ * returns the matching exit code: 1 for input problems, 2 for argument errors, 3 otherwise. */
+int cli_report(const char *command, const sinew_error *err);
+
+/* Exit code for a result without printing. */
+int cli_exit_code(sinew_result r);
+
+/* 1 when argv[i] is -h or --help. */
+int cli_is_help(const char *arg);
+
+/* Parses a finite float / a non-negative integer in [min, max]; 0 on failure. */
+int cli_parse_float(const char *text, float min, float max, float *out);
+int cli_parse_uint(const char *text, unsigned long min, unsigned long max, unsigned long *out);
+
+/* Takes the value of option argv[*i] ("--size 3"): advances *i and returns the value, or
+ * NULL after printing a usage error when it is missing. */
+const char *cli_option_value(const char *command, int argc, char **argv, int *i);
+
+#endif

@@ -1,0 +1,47 @@
+/* sinew: make auto-rigged characters move well. Command dispatch and top-level help. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+static const cli_command commands[] = {
+    {"version", "print the version", cmd_version},
+};
+static const size_t command_count = sizeof commands / sizeof commands[0];
+
+static void print_help(FILE *out)
+{
+    fprintf(out, "sinew %s: make auto-rigged 3D characters move well\n\n"
+                 "usage: sinew COMMAND [options]   (sinew COMMAND --help for details)\n\n"
+                 "commands:\n",
+            SINEW_VERSION_STRING);
+    for (size_t i = 0; i < command_count; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nexit codes: 0 ok, 1 bad input file, 2 bad usage, 3 internal error\n");
+}
+
+int cmd_version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("sinew %s\n", SINEW_VERSION_STRING);
+    return CLI_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (cli_is_help(argv[1])) {
+        print_help(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) return cmd_version(0, NULL);
+    for (size_t i = 0; i < command_count; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "sinew: unknown command '%s' (see 'sinew --help')\n", argv[1]);
+    return CLI_EXIT_USAGE;
+}
