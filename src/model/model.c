@@ -1,0 +1,145 @@
+/* The model: lifetime, size, rest transforms from inverse bind matrices, position welding,
+ * look-ups. */
+#include "sinew/model.h"
+
+#include <float.h>
+#include <string.h>
+
+void sinew_model_free(sinew_model *model)
+{
+    if (!model) return;
+    const sinew_allocator a = model->allocator;
+    for (uint32_t i = 0; i < model->node_count; i++) sinew_free(&a, model->nodes[i].name);
+    sinew_free(&a, model->nodes);
+    sinew_free(&a, model->skin.joints);
+    sinew_free(&a, model->mesh.positions);
+    sinew_free(&a, model->mesh.triangles);
+    sinew_free(&a, model->mesh.influence_joints);
+    sinew_free(&a, model->mesh.influence_weights);
+    sinew_free(&a, model->mesh.weld);
+    sinew_free(&a, model->mesh.ranges);
+    for (uint32_t c = 0; c < model->clip_count; c++) {
+        sinew_clip *clip = &model->clips[c];
+        for (uint32_t k = 0; k < clip->channel_count; k++) {
+            sinew_free(&a, clip->channels[k].times);
+            sinew_free(&a, clip->channels[k].values);
+        }
+        sinew_free(&a, clip->channels);
+        sinew_free(&a, clip->name);
+    }
+    sinew_free(&a, model->clips);
+    sinew_free(&a, model);
+}
+
+void sinew_model_update_size(sinew_model *model)
+{
+    sinew_size s;
+    memset(&s, 0, sizeof s);
+    sinew_vec3 lo = sinew_vec3_make(FLT_MAX, FLT_MAX, FLT_MAX), hi = sinew_vec3_scale(lo, -1);
+    uint32_t n = 0;
+    for (uint32_t v = 0; v < model->mesh.vertex_count; v++, n++) {
+        sinew_vec3 p = model->mesh.positions[v];
+        lo = sinew_vec3_make(fminf(lo.x, p.x), fminf(lo.y, p.y), fminf(lo.z, p.z));
+        hi = sinew_vec3_make(fmaxf(hi.x, p.x), fmaxf(hi.y, p.y), fmaxf(hi.z, p.z));
+    }
+    if (n == 0) /* no mesh: measure the joints' bind positions instead */
+        for (uint32_t j = 0; j < model->skin.joint_count; j++, n++) {
+            sinew_vec3 p = sinew_mat4_translation(&model->skin.joints[j].bind);
+            lo = sinew_vec3_make(fminf(lo.x, p.x), fminf(lo.y, p.y), fminf(lo.z, p.z));
+            hi = sinew_vec3_make(fmaxf(hi.x, p.x), fmaxf(hi.y, p.y), fmaxf(hi.z, p.z));
+        }
+    if (n > 0) {
+        s.min = lo;
+        s.max = hi;
+        s.height = hi.y - lo.y;
+        s.length = fmaxf(hi.x - lo.x, hi.z - lo.z);
+        s.diagonal = sinew_vec3_distance(hi, lo);
+        s.scale = fmaxf(s.height, s.length);
+    }
+    model->size = s;
+}
+
+sinew_result sinew_model_update_rest(sinew_model *model, sinew_error *err)
+{
+    for (uint32_t j = 0; j < model->skin.joint_count; j++) {
+        sinew_joint *joint = &model->skin.joints[j];
+        if (!sinew_mat4_invert_affine(&joint->inverse_bind, &joint->bind) &&
+            !sinew_mat4_invert(&joint->inverse_bind, &joint->bind))
+            return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                                   "joint %u (\"%s\"): inverse bind matrix is singular or not finite",
+                                   j, model->nodes[joint->node].name);
+    }
+    for (uint32_t i = 0; i < model->node_count; i++) {
+        sinew_node *node = &model->nodes[i];
+        node->rest = node->local;
+        if (node->joint < 0 || node->parent < 0) continue;
+        const sinew_node *parent = &model->nodes[node->parent];
+        if (parent->joint < 0) continue;
+        /* L0 = inv(W0_parent) W0 (seed 000, "Recuperacao das transformacoes de referencia"). */
+        const sinew_joint *pj = &model->skin.joints[parent->joint];
+        sinew_mat4 local = sinew_mat4_mul(&pj->inverse_bind, &model->skin.joints[node->joint].bind);
+        node->rest = sinew_mat4_decompose(&local);
+    }
+    return SINEW_OK;
+}
+
+/* Orders vertex indices by position (x, then y, then z). */
+static int position_less(const sinew_vec3 *p, uint32_t a, uint32_t b)
+{
+    if (p[a].x != p[b].x) return p[a].x < p[b].x;
+    if (p[a].y != p[b].y) return p[a].y < p[b].y;
+    if (p[a].z != p[b].z) return p[a].z < p[b].z;
+    return a < b;
+}
+
+static void sift_down(uint32_t *heap, uint32_t root, uint32_t count, const sinew_vec3 *p)
+{
+    for (;;) {
+        uint32_t child = 2 * root + 1;
+        if (child >= count) return;
+        if (child + 1 < count && position_less(p, heap[child], heap[child + 1])) child++;
+        if (!position_less(p, heap[root], heap[child])) return;
+        uint32_t t = heap[root];
+        heap[root] = heap[child];
+        heap[child] = t;
+        root = child;
+    }
+}
+
+void sinew_mesh_weld(sinew_mesh *mesh, uint32_t *scratch)
+{
+    /* Heap sort (in place, no allocation, deterministic), then equal runs share the first
+     * (smallest) index, because ties sort by index. */
+    const uint32_t n = mesh->vertex_count;
+    const sinew_vec3 *p = mesh->positions;
+    for (uint32_t i = 0; i < n; i++) scratch[i] = i;
+    for (uint32_t i = n / 2; i-- > 0;) sift_down(scratch, i, n, p);
+    for (uint32_t end = n; end-- > 1;) {
+        uint32_t t = scratch[0];
+        scratch[0] = scratch[end];
+        scratch[end] = t;
+        sift_down(scratch, 0, end, p);
+    }
+    uint32_t run_first = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = scratch[i];
+        if (i == 0 || p[v].x != p[run_first].x || p[v].y != p[run_first].y ||
+            p[v].z != p[run_first].z)
+            run_first = v;
+        mesh->weld[v] = run_first;
+    }
+}
+
+int32_t sinew_model_find_node(const sinew_model *model, const char *name)
+{
+    for (uint32_t i = 0; i < model->node_count; i++)
+        if (model->nodes[i].name && !strcmp(model->nodes[i].name, name)) return (int32_t)i;
+    return -1;
+}
+
+int32_t sinew_model_find_clip(const sinew_model *model, const char *name)
+{
+    for (uint32_t i = 0; i < model->clip_count; i++)
+        if (model->clips[i].name && !strcmp(model->clips[i].name, name)) return (int32_t)i;
+    return -1;
+}
