@@ -62,7 +62,10 @@ static inline sinew_vec3 sinew_vec3_cross(sinew_vec3 a, sinew_vec3 b)
 {
     return sinew_vec3_make(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
-static inline float sinew_vec3_length(sinew_vec3 a) { return sqrtf(sinew_vec3_dot(a, a)); }
+static inline float sinew_vec3_length(sinew_vec3 a)
+{
+    return sqrtf(sinew_vec3_dot(a, a));
+}
 static inline float sinew_vec3_distance(sinew_vec3 a, sinew_vec3 b)
 {
     return sinew_vec3_length(sinew_vec3_sub(a, b));
@@ -84,7 +87,10 @@ static inline sinew_quat sinew_quat_make(float x, float y, float z, float w)
     sinew_quat q = {x, y, z, w};
     return q;
 }
-static inline sinew_quat sinew_quat_identity(void) { return sinew_quat_make(0, 0, 0, 1); }
+static inline sinew_quat sinew_quat_identity(void)
+{
+    return sinew_quat_make(0, 0, 0, 1);
+}
 static inline float sinew_quat_dot(sinew_quat a, sinew_quat b)
 {
     return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
@@ -119,8 +125,7 @@ static inline sinew_vec3 sinew_quat_rotate(sinew_quat q, sinew_vec3 v)
 static inline sinew_quat sinew_quat_from_axis_angle(sinew_vec3 unit_axis, float radians)
 {
     float s = sinf(radians * 0.5f);
-    return sinew_quat_make(unit_axis.x * s, unit_axis.y * s, unit_axis.z * s,
-                           cosf(radians * 0.5f));
+    return sinew_quat_make(unit_axis.x * s, unit_axis.y * s, unit_axis.z * s, cosf(radians * 0.5f));
 }
 /* Smallest rotation angle of a unit quaternion, in [0, pi] (seed 000: 2 acos(clamp(|w|))). */
 static inline float sinew_quat_angle(sinew_quat q)
@@ -154,7 +159,8 @@ static inline sinew_quat sinew_quat_swing(sinew_vec3 a, sinew_vec3 b)
     float d = sinew_vec3_dot(a, b);
     if (d < -0.999999f) { /* opposite: rotate pi about any axis perpendicular to a */
         sinew_vec3 axis = sinew_vec3_cross(sinew_vec3_make(1, 0, 0), a);
-        if (sinew_vec3_dot(axis, axis) < 1e-8f) axis = sinew_vec3_cross(sinew_vec3_make(0, 1, 0), a);
+        if (sinew_vec3_dot(axis, axis) < 1e-8f)
+            axis = sinew_vec3_cross(sinew_vec3_make(0, 1, 0), a);
         axis = sinew_vec3_normalize_or(axis, sinew_vec3_make(0, 0, 1));
         return sinew_quat_make(axis.x, axis.y, axis.z, 0.0f);
     }
@@ -173,10 +179,9 @@ static inline sinew_mat4 sinew_mat4_mul(const sinew_mat4 *a, const sinew_mat4 *b
     sinew_mat4 r;
     for (int c = 0; c < 4; c++)
         for (int row = 0; row < 4; row++)
-            r.m[c * 4 + row] = a->m[0 * 4 + row] * b->m[c * 4 + 0] +
-                               a->m[1 * 4 + row] * b->m[c * 4 + 1] +
-                               a->m[2 * 4 + row] * b->m[c * 4 + 2] +
-                               a->m[3 * 4 + row] * b->m[c * 4 + 3];
+            r.m[c * 4 + row] =
+                a->m[0 * 4 + row] * b->m[c * 4 + 0] + a->m[1 * 4 + row] * b->m[c * 4 + 1] +
+                a->m[2 * 4 + row] * b->m[c * 4 + 2] + a->m[3 * 4 + row] * b->m[c * 4 + 3];
     return r;
 }
 static inline sinew_vec3 sinew_mat4_transform_point(const sinew_mat4 *a, sinew_vec3 p)

@@ -30,13 +30,13 @@ extern "C" {
 
 /* One node of the skeleton (a skin joint or an ancestor of one). */
 typedef struct sinew_node {
-    char *name;                /* glTF node name; "node_<index>" when the file has none */
-    int32_t parent;            /* index into sinew_model.nodes, -1 for a root */
-    int32_t gltf_node;         /* index in the document's nodes, -1 for nodes made by code */
-    int32_t joint;             /* index into the skin's joints, -1 when not a joint */
-    sinew_transform local;     /* the node's TRS as the file stores it (NOT neutral) */
-    sinew_transform rest;      /* neutral local transform: inv(W0_parent) W0 for joints whose
-                                  parent is a joint (seed 000), else `local` */
+    char *name;            /* glTF node name; "node_<index>" when the file has none */
+    int32_t parent;        /* index into sinew_model.nodes, -1 for a root */
+    int32_t gltf_node;     /* index in the document's nodes, -1 for nodes made by code */
+    int32_t joint;         /* index into the skin's joints, -1 when not a joint */
+    sinew_transform local; /* the node's TRS as the file stores it (NOT neutral) */
+    sinew_transform rest;  /* neutral local transform: inv(W0_parent) W0 for joints whose
+                              parent is a joint (seed 000), else `local` */
 } sinew_node;
 
 /* One joint of the skin. */
@@ -59,22 +59,22 @@ typedef struct sinew_primitive_range {
 
 typedef struct sinew_mesh {
     uint32_t vertex_count;
-    sinew_vec3 *positions;   /* bind space, vertex_count */
+    sinew_vec3 *positions; /* bind space, vertex_count */
     uint32_t triangle_count;
-    uint32_t *triangles;     /* 3 * triangle_count vertex indices */
+    uint32_t *triangles; /* 3 * triangle_count vertex indices */
     /* SINEW_MAX_INFLUENCES slots per vertex, sorted by weight descending, normalised to sum
      * 1, unused slots have weight 0 and joint 0. joints index sinew_skin.joints. */
-    uint16_t *influence_joints;  /* vertex_count * SINEW_MAX_INFLUENCES */
-    float *influence_weights;    /* vertex_count * SINEW_MAX_INFLUENCES */
+    uint16_t *influence_joints; /* vertex_count * SINEW_MAX_INFLUENCES */
+    float *influence_weights;   /* vertex_count * SINEW_MAX_INFLUENCES */
     /* Vertices at one position share a weld id (exporters split at UV and normal seams).
      * weld[v] is the smallest vertex index at v's exact position. */
-    uint32_t *weld;          /* vertex_count */
+    uint32_t *weld; /* vertex_count */
     uint32_t range_count;
     sinew_primitive_range *ranges;
 } sinew_mesh;
 
 typedef struct sinew_skin {
-    int32_t gltf_skin;   /* skin index in the document, -1 when made by code */
+    int32_t gltf_skin; /* skin index in the document, -1 when made by code */
     uint32_t joint_count;
     sinew_joint *joints;
 } sinew_skin;
@@ -95,20 +95,20 @@ typedef enum sinew_interpolation {
 
 /* One animated property of one skeleton node. */
 typedef struct sinew_channel {
-    int32_t node;                /* index into sinew_model.nodes */
+    int32_t node; /* index into sinew_model.nodes */
     sinew_path path;
     sinew_interpolation interpolation;
     uint32_t key_count;
-    float *times;                /* key_count, seconds, strictly increasing */
+    float *times; /* key_count, seconds, strictly increasing */
     /* key_count * components (3 or 4) values; CUBICSPLINE stores in-tangent, value,
      * out-tangent per key as glTF does (3 * components per key). */
     float *values;
 } sinew_channel;
 
 typedef struct sinew_clip {
-    char *name;            /* animation name; "animation_<index>" when the file has none */
+    char *name;             /* animation name; "animation_<index>" when the file has none */
     int32_t gltf_animation; /* index in the document, -1 when made by code */
-    float duration;        /* seconds: the largest key time of any channel */
+    float duration;         /* seconds: the largest key time of any channel */
     uint32_t channel_count;
     sinew_channel *channels;
 } sinew_clip;
@@ -156,6 +156,36 @@ int32_t sinew_model_find_node(const sinew_model *model, const char *name);
 /* Index of the clip named `name` (exact match), or -1. */
 int32_t sinew_model_find_clip(const sinew_model *model, const char *name);
 
+/* ---- bones in bind space ---- */
+
+/* A bone as a segment in bind space: from its joint to one child joint, or, for a terminal
+ * joint, a short extension beyond it along its parent's direction (so a muzzle or a hand is
+ * not "far" from its own bone: seed 000, "Encontrando a cauda"). */
+typedef struct sinew_bone_segment {
+    sinew_vec3 head, tail; /* bind space, file units */
+    int32_t joint;         /* the skin joint that moves this segment */
+} sinew_bone_segment;
+
+/* Upper bound on the segments sinew_model_bone_segments writes: one per (joint, child joint)
+ * pair, plus one per terminal joint. */
+uint32_t sinew_model_bone_segment_bound(const sinew_model *model);
+
+/* Writes the bone segments of every skin joint; a terminal joint gets a segment of length
+ * `terminal_extension` (file units) continuing its parent's direction (a point when it has no
+ * parent joint). Returns the count written. */
+uint32_t sinew_model_bone_segments(const sinew_model *model, float terminal_extension,
+                                   sinew_bone_segment *out);
+
+/* Distance from p to segment [a, b] (seed 000: t = clamp((p-a).(b-a) / |b-a|^2, 0, 1)). */
+static inline float sinew_segment_distance(sinew_vec3 p, sinew_vec3 a, sinew_vec3 b)
+{
+    sinew_vec3 ab = sinew_vec3_sub(b, a);
+    float len2 = sinew_vec3_dot(ab, ab);
+    float t = len2 > 0 ? sinew_vec3_dot(sinew_vec3_sub(p, a), ab) / len2 : 0.0f;
+    t = t < 0 ? 0 : (t > 1 ? 1 : t);
+    return sinew_vec3_distance(p, sinew_vec3_madd(a, ab, t));
+}
+
 /* ---- poses (allocation-free; buffers sized node_count) ---- */
 
 /* The file's pose: every node's local TRS as loaded. */
@@ -169,8 +199,7 @@ void sinew_clip_sample(const sinew_model *model, const sinew_clip *clip, float t
                        sinew_transform *pose);
 
 /* Local-to-world: world[i] = world[parent] * matrix(pose[i]). */
-void sinew_pose_to_world(const sinew_model *model, const sinew_transform *pose,
-                         sinew_mat4 *world);
+void sinew_pose_to_world(const sinew_model *model, const sinew_transform *pose, sinew_mat4 *world);
 
 /* Skinning matrices: out[j] = world[joint_j.node] * IBM_j (joint_count entries). */
 void sinew_skin_matrices(const sinew_model *model, const sinew_mat4 *world, sinew_mat4 *out);

@@ -21,15 +21,24 @@ sinew_result sinew_error_set(sinew_error *err, sinew_result code, const char *fm
 const char *sinew_result_name(sinew_result code)
 {
     switch (code) {
-    case SINEW_OK: return "ok";
-    case SINEW_ERR_IO: return "i/o error";
-    case SINEW_ERR_FORMAT: return "format error";
-    case SINEW_ERR_UNSUPPORTED: return "unsupported";
-    case SINEW_ERR_INVALID_VALUE: return "invalid value";
-    case SINEW_ERR_ARGUMENT: return "bad argument";
-    case SINEW_ERR_NOT_FOUND: return "not found";
-    case SINEW_ERR_OUT_OF_MEMORY: return "out of memory";
-    case SINEW_ERR_INTERNAL: return "internal error";
+    case SINEW_OK:
+        return "ok";
+    case SINEW_ERR_IO:
+        return "i/o error";
+    case SINEW_ERR_FORMAT:
+        return "format error";
+    case SINEW_ERR_UNSUPPORTED:
+        return "unsupported";
+    case SINEW_ERR_INVALID_VALUE:
+        return "invalid value";
+    case SINEW_ERR_ARGUMENT:
+        return "bad argument";
+    case SINEW_ERR_NOT_FOUND:
+        return "not found";
+    case SINEW_ERR_OUT_OF_MEMORY:
+        return "out of memory";
+    case SINEW_ERR_INTERNAL:
+        return "internal error";
     }
     return "unknown error";
 }

@@ -40,7 +40,8 @@ int sinew_mat4_invert(const sinew_mat4 *a, sinew_mat4 *out)
 {
     /* Cofactor expansion in double, so that near-singular bind matrices keep precision. */
     double m[16], inv[16];
-    for (int i = 0; i < 16; i++) m[i] = a->m[i];
+    for (int i = 0; i < 16; i++)
+        m[i] = a->m[i];
     inv[0] = m[5] * m[10] * m[15] - m[5] * m[11] * m[14] - m[9] * m[6] * m[15] +
              m[9] * m[7] * m[14] + m[13] * m[6] * m[11] - m[13] * m[7] * m[10];
     inv[4] = -m[4] * m[10] * m[15] + m[4] * m[11] * m[14] + m[8] * m[6] * m[15] -
@@ -57,8 +58,8 @@ int sinew_mat4_invert(const sinew_mat4 *a, sinew_mat4 *out)
              m[8] * m[3] * m[13] - m[12] * m[1] * m[11] + m[12] * m[3] * m[9];
     inv[13] = m[0] * m[9] * m[14] - m[0] * m[10] * m[13] - m[8] * m[1] * m[14] +
               m[8] * m[2] * m[13] + m[12] * m[1] * m[10] - m[12] * m[2] * m[9];
-    inv[2] = m[1] * m[6] * m[15] - m[1] * m[7] * m[14] - m[5] * m[2] * m[15] +
-             m[5] * m[3] * m[14] + m[13] * m[2] * m[7] - m[13] * m[3] * m[6];
+    inv[2] = m[1] * m[6] * m[15] - m[1] * m[7] * m[14] - m[5] * m[2] * m[15] + m[5] * m[3] * m[14] +
+             m[13] * m[2] * m[7] - m[13] * m[3] * m[6];
     inv[6] = -m[0] * m[6] * m[15] + m[0] * m[7] * m[14] + m[4] * m[2] * m[15] -
              m[4] * m[3] * m[14] - m[12] * m[2] * m[7] + m[12] * m[3] * m[6];
     inv[10] = m[0] * m[5] * m[15] - m[0] * m[7] * m[13] - m[4] * m[1] * m[15] +
@@ -67,16 +68,17 @@ int sinew_mat4_invert(const sinew_mat4 *a, sinew_mat4 *out)
               m[4] * m[2] * m[13] - m[12] * m[1] * m[6] + m[12] * m[2] * m[5];
     inv[3] = -m[1] * m[6] * m[11] + m[1] * m[7] * m[10] + m[5] * m[2] * m[11] -
              m[5] * m[3] * m[10] - m[9] * m[2] * m[7] + m[9] * m[3] * m[6];
-    inv[7] = m[0] * m[6] * m[11] - m[0] * m[7] * m[10] - m[4] * m[2] * m[11] +
-             m[4] * m[3] * m[10] + m[8] * m[2] * m[7] - m[8] * m[3] * m[6];
-    inv[11] = -m[0] * m[5] * m[11] + m[0] * m[7] * m[9] + m[4] * m[1] * m[11] -
-              m[4] * m[3] * m[9] - m[8] * m[1] * m[7] + m[8] * m[3] * m[5];
-    inv[15] = m[0] * m[5] * m[10] - m[0] * m[6] * m[9] - m[4] * m[1] * m[10] +
-              m[4] * m[2] * m[9] + m[8] * m[1] * m[6] - m[8] * m[2] * m[5];
+    inv[7] = m[0] * m[6] * m[11] - m[0] * m[7] * m[10] - m[4] * m[2] * m[11] + m[4] * m[3] * m[10] +
+             m[8] * m[2] * m[7] - m[8] * m[3] * m[6];
+    inv[11] = -m[0] * m[5] * m[11] + m[0] * m[7] * m[9] + m[4] * m[1] * m[11] - m[4] * m[3] * m[9] -
+              m[8] * m[1] * m[7] + m[8] * m[3] * m[5];
+    inv[15] = m[0] * m[5] * m[10] - m[0] * m[6] * m[9] - m[4] * m[1] * m[10] + m[4] * m[2] * m[9] +
+              m[8] * m[1] * m[6] - m[8] * m[2] * m[5];
     double det = m[0] * inv[0] + m[1] * inv[4] + m[2] * inv[8] + m[3] * inv[12];
     if (!isfinite(det) || fabs(det) < 1e-30) return 0;
     sinew_mat4 r;
-    for (int i = 0; i < 16; i++) r.m[i] = (float)(inv[i] / det);
+    for (int i = 0; i < 16; i++)
+        r.m[i] = (float)(inv[i] / det);
     if (!sinew_mat4_is_finite(&r)) return 0;
     *out = r;
     return 1;
@@ -103,7 +105,8 @@ int sinew_mat4_invert_affine(const sinew_mat4 *a, sinew_mat4 *out)
     inv[8] = ((double)m[0] * m[5] - (double)m[4] * m[1]) / det;
     sinew_mat4 r = sinew_mat4_identity();
     for (int c = 0; c < 3; c++)
-        for (int row = 0; row < 3; row++) r.m[c * 4 + row] = (float)inv[c * 3 + row];
+        for (int row = 0; row < 3; row++)
+            r.m[c * 4 + row] = (float)inv[c * 3 + row];
     for (int row = 0; row < 3; row++)
         r.m[12 + row] = (float)-(inv[row] * m[12] + inv[3 + row] * m[13] + inv[6 + row] * m[14]);
     if (!sinew_mat4_is_finite(&r)) return 0;
@@ -139,8 +142,10 @@ static void jacobi_eigen(int n, const double *in, double *values, double *vector
 {
     double a[16], v[16];
     memcpy(a, in, sizeof(double) * (size_t)(n * n));
-    for (int i = 0; i < n * n; i++) v[i] = 0;
-    for (int i = 0; i < n; i++) v[i * n + i] = 1;
+    for (int i = 0; i < n * n; i++)
+        v[i] = 0;
+    for (int i = 0; i < n; i++)
+        v[i * n + i] = 1;
     for (int sweep = 0; sweep < 64; sweep++) {
         double off = 0, scale = 0;
         for (int i = 0; i < n; i++)
@@ -183,7 +188,8 @@ static void jacobi_eigen(int n, const double *in, double *values, double *vector
             }
     for (int c = 0; c < n; c++) {
         values[c] = a[order[c] * n + order[c]];
-        for (int r = 0; r < n; r++) vectors[r * n + c] = v[r * n + order[c]];
+        for (int r = 0; r < n; r++)
+            vectors[r * n + c] = v[r * n + order[c]];
     }
 }
 

@@ -9,7 +9,8 @@ void sinew_model_free(sinew_model *model)
 {
     if (!model) return;
     const sinew_allocator a = model->allocator;
-    for (uint32_t i = 0; i < model->node_count; i++) sinew_free(&a, model->nodes[i].name);
+    for (uint32_t i = 0; i < model->node_count; i++)
+        sinew_free(&a, model->nodes[i].name);
     sinew_free(&a, model->nodes);
     sinew_free(&a, model->skin.joints);
     sinew_free(&a, model->mesh.positions);
@@ -65,9 +66,10 @@ sinew_result sinew_model_update_rest(sinew_model *model, sinew_error *err)
         sinew_joint *joint = &model->skin.joints[j];
         if (!sinew_mat4_invert_affine(&joint->inverse_bind, &joint->bind) &&
             !sinew_mat4_invert(&joint->inverse_bind, &joint->bind))
-            return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
-                                   "joint %u (\"%s\"): inverse bind matrix is singular or not finite",
-                                   j, model->nodes[joint->node].name);
+            return sinew_error_set(
+                err, SINEW_ERR_INVALID_VALUE,
+                "joint %u (\"%s\"): inverse bind matrix is singular or not finite", j,
+                model->nodes[joint->node].name);
     }
     for (uint32_t i = 0; i < model->node_count; i++) {
         sinew_node *node = &model->nodes[i];
@@ -112,8 +114,10 @@ void sinew_mesh_weld(sinew_mesh *mesh, uint32_t *scratch)
      * (smallest) index, because ties sort by index. */
     const uint32_t n = mesh->vertex_count;
     const sinew_vec3 *p = mesh->positions;
-    for (uint32_t i = 0; i < n; i++) scratch[i] = i;
-    for (uint32_t i = n / 2; i-- > 0;) sift_down(scratch, i, n, p);
+    for (uint32_t i = 0; i < n; i++)
+        scratch[i] = i;
+    for (uint32_t i = n / 2; i-- > 0;)
+        sift_down(scratch, i, n, p);
     for (uint32_t end = n; end-- > 1;) {
         uint32_t t = scratch[0];
         scratch[0] = scratch[end];

@@ -4,12 +4,14 @@
 
 void sinew_pose_file(const sinew_model *model, sinew_transform *pose)
 {
-    for (uint32_t i = 0; i < model->node_count; i++) pose[i] = model->nodes[i].local;
+    for (uint32_t i = 0; i < model->node_count; i++)
+        pose[i] = model->nodes[i].local;
 }
 
 void sinew_pose_rest(const sinew_model *model, sinew_transform *pose)
 {
-    for (uint32_t i = 0; i < model->node_count; i++) pose[i] = model->nodes[i].rest;
+    for (uint32_t i = 0; i < model->node_count; i++)
+        pose[i] = model->nodes[i].rest;
 }
 
 /* Index k of the last key with times[k] <= t (0 when t is before the first key). */
@@ -41,7 +43,8 @@ static void sample_channel(const sinew_channel *ch, float t, float out[4])
     const uint32_t k = find_key(ch->times, ch->key_count, t);
     const int last = k + 1 >= ch->key_count || t <= ch->times[0];
     if (last || ch->interpolation == SINEW_INTERP_STEP) {
-        for (uint32_t c = 0; c < n; c++) out[c] = key_value(ch, n, k, c);
+        for (uint32_t c = 0; c < n; c++)
+            out[c] = key_value(ch, n, k, c);
         return;
     }
     const float t0 = ch->times[k], t1 = ch->times[k + 1], dt = t1 - t0;
@@ -54,7 +57,8 @@ static void sample_channel(const sinew_channel *ch, float t, float out[4])
         const float h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
         for (uint32_t c = 0; c < n; c++) {
             float v0 = ch->values[(3 * k + 1) * n + c], b0 = ch->values[(3 * k + 2) * n + c];
-            float v1 = ch->values[(3 * (k + 1) + 1) * n + c], a1 = ch->values[(3 * (k + 1)) * n + c];
+            float v1 = ch->values[(3 * (k + 1) + 1) * n + c],
+                  a1 = ch->values[(3 * (k + 1)) * n + c];
             out[c] = h00 * v0 + h10 * dt * b0 + h01 * v1 + h11 * dt * a1;
         }
         if (n == 4) {
@@ -84,24 +88,27 @@ void sinew_clip_sample(const sinew_model *model, const sinew_clip *clip, float t
     if (time > clip->duration) time = clip->duration;
     for (uint32_t i = 0; i < clip->channel_count; i++) {
         const sinew_channel *ch = &clip->channels[i];
-        if (ch->key_count == 0 || ch->node < 0 || (uint32_t)ch->node >= model->node_count)
-            continue;
+        if (ch->key_count == 0 || ch->node < 0 || (uint32_t)ch->node >= model->node_count) continue;
         float v[4];
         sample_channel(ch, time, v);
         sinew_transform *t = &pose[ch->node];
         switch (ch->path) {
-        case SINEW_PATH_TRANSLATION: t->translation = sinew_vec3_make(v[0], v[1], v[2]); break;
+        case SINEW_PATH_TRANSLATION:
+            t->translation = sinew_vec3_make(v[0], v[1], v[2]);
+            break;
         case SINEW_PATH_ROTATION:
             t->rotation = sinew_quat_normalize(sinew_quat_make(v[0], v[1], v[2], v[3]));
             break;
-        case SINEW_PATH_SCALE: t->scale = sinew_vec3_make(v[0], v[1], v[2]); break;
-        case SINEW_PATH_INVALID: break;
+        case SINEW_PATH_SCALE:
+            t->scale = sinew_vec3_make(v[0], v[1], v[2]);
+            break;
+        case SINEW_PATH_INVALID:
+            break;
         }
     }
 }
 
-void sinew_pose_to_world(const sinew_model *model, const sinew_transform *pose,
-                         sinew_mat4 *world)
+void sinew_pose_to_world(const sinew_model *model, const sinew_transform *pose, sinew_mat4 *world)
 {
     for (uint32_t i = 0; i < model->node_count; i++) {
         sinew_mat4 local = sinew_mat4_from_transform(pose[i]);

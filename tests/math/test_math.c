@@ -60,10 +60,9 @@ static void test_invert_and_decompose(void **state)
 {
     (void)state;
     for (int i = 0; i < 500; i++) {
-        sinew_transform t = {sinew_vec3_make(frand() * 10, frand() * 10, frand() * 10),
-                             random_quat(),
-                             sinew_vec3_make(0.5f + fabsf(frand()), 0.5f + fabsf(frand()),
-                                             0.5f + fabsf(frand()))};
+        sinew_transform t = {
+            sinew_vec3_make(frand() * 10, frand() * 10, frand() * 10), random_quat(),
+            sinew_vec3_make(0.5f + fabsf(frand()), 0.5f + fabsf(frand()), 0.5f + fabsf(frand()))};
         sinew_mat4 m = sinew_mat4_from_transform(t), inv, inv2;
         assert_true(sinew_mat4_invert(&m, &inv));
         assert_true(sinew_mat4_invert_affine(&m, &inv2));
@@ -89,14 +88,16 @@ static void test_jacobi_eigen(void **state)
     for (int trial = 0; trial < 200; trial++) {
         double a[16];
         for (int r = 0; r < 4; r++)
-            for (int c = r; c < 4; c++) a[r * 4 + c] = a[c * 4 + r] = frand();
+            for (int c = r; c < 4; c++)
+                a[r * 4 + c] = a[c * 4 + r] = frand();
         double values[4], vectors[16];
         sinew_sym4_eigen(a, values, vectors);
         for (int k = 0; k < 4; k++) {
             if (k) assert_true(values[k - 1] >= values[k]);
             for (int r = 0; r < 4; r++) { /* A v = lambda v */
                 double av = 0;
-                for (int c = 0; c < 4; c++) av += a[r * 4 + c] * vectors[c * 4 + k];
+                for (int c = 0; c < 4; c++)
+                    av += a[r * 4 + c] * vectors[c * 4 + k];
                 assert_true(fabs(av - values[k] * vectors[r * 4 + k]) < 1e-10);
             }
         }

@@ -53,7 +53,8 @@ static void test_rest_comes_from_inverse_bind(void **state)
     sinew_model *m = make_arm();
     /* The loaded 28 degrees must not leak into the rest pose. */
     assert_true(sinew_quat_angle(m->nodes[2].rest.rotation) < 1e-5f);
-    assert_true(sinew_vec3_distance(m->nodes[2].rest.translation, sinew_vec3_make(0, 1, 0)) < 1e-6f);
+    assert_true(sinew_vec3_distance(m->nodes[2].rest.translation, sinew_vec3_make(0, 1, 0)) <
+                1e-6f);
     assert_true(fabsf(m->size.height - 2.0f) < 1e-6f);
     sinew_model_free(m);
 }
@@ -100,7 +101,8 @@ static void test_sampling_interpolations(void **state)
     sinew_quat q90 = sinew_quat_from_axis_angle(sinew_vec3_make(0, 1, 0), (float)(SINEW_PI / 2));
     float rvals[12] = {0, 0, 0, 1, q90.x, q90.y, q90.z, q90.w, q90.x, q90.y, q90.z, q90.w};
     /* CUBICSPLINE: per key in-tangent, value, out-tangent; zero tangents give smoothstep. */
-    float svals[27] = {0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 3, 3, 3, 0, 0, 0, 0, 0, 0, 3, 3, 3, 0, 0, 0};
+    float svals[27] = {0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 3, 3,
+                       3, 0, 0, 0, 0, 0, 0, 3, 3, 3, 0, 0, 0};
     sinew_channel ch[3] = {
         {1, SINEW_PATH_TRANSLATION, SINEW_INTERP_LINEAR, 3, times, tvals},
         {1, SINEW_PATH_ROTATION, SINEW_INTERP_LINEAR, 3, times, rvals},

@@ -1,0 +1,68 @@
+/* sinew metrics: how well skin follows its bones.
+ *
+ * - Weighted bone distance (seed 000, "Por que um criador de rigs..."): for a vertex, the
+ *   distance to the bones that actually move it, weighted by its skin weights. A template
+ *   rigger's tail is driven from half a metre away (47 cm on a 191 cm fox); a chain brings it
+ *   down to about the tail's own radius (17 cm).
+ * - Edge stretch (seed 000, "Medindo o resultado"): for mesh edges, the ratio of skinned length
+ *   to bind length at N evenly spaced moments of a clip; an edge beyond 1.5 or below 0.67 is
+ *   torn. Tail edges are measured against body edges as the reference.
+ */
+#ifndef SINEW_METRICS_H
+#define SINEW_METRICS_H
+
+#include "sinew/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Torn thresholds of the seed's table. */
+#define SINEW_STRETCH_TORN_HIGH 1.5f
+#define SINEW_STRETCH_TORN_LOW 0.67f
+
+/* Weighted distance (file units) of each listed vertex to the bones that move it:
+ * d(v) = sum_j w_vj * min over segments s of joint j of |v - s| (bind space, terminal joints
+ * extended by 5% of the model's scale). `vertices` lists vertex indices (NULL: all vertices,
+ * and then `count` must be vertex_count); `out` (may be NULL) receives d per listed vertex;
+ * returns the mean (0 for count 0). Allocates a small segment table with the model's
+ * allocator; SINEW_ERR_OUT_OF_MEMORY on failure. */
+sinew_result sinew_metrics_weighted_bone_distance(const sinew_model *model,
+                                                  const uint32_t *vertices, uint32_t count,
+                                                  float *out, float *mean, sinew_error *err);
+
+/* The unique edges of the mesh, counted once across seams (by welded position): pairs of
+ * vertex indices (the smallest index of each welded position), 2 * *edge_count entries,
+ * allocated with the model's allocator (free with sinew_free(&model->allocator, *edges)). */
+sinew_result sinew_metrics_unique_edges(const sinew_model *model, uint32_t **edges,
+                                        uint32_t *edge_count, sinew_error *err);
+
+typedef struct sinew_stretch_stats {
+    uint64_t samples; /* edge x moment samples measured */
+    float p95, p99;   /* percentiles of the ratio skinned / bind length */
+    float max, min;   /* extremes of the ratio */
+    float torn_share; /* share of samples above 1.5 or below 0.67, in [0, 1] */
+} sinew_stretch_stats;
+
+typedef struct sinew_stretch_options {
+    uint32_t samples; /* moments per clip, evenly spaced over [0, duration); default: 24 */
+} sinew_stretch_options;
+
+/* Edge stretch over one clip. `selected` (one byte per vertex, nonzero = selected, e.g. tail
+ * skin) splits edges: both ends selected -> `in_selected`, neither -> `in_others` (edges
+ * across the border count in neither). Either output may be NULL. Edges of zero bind length
+ * are skipped. Allocates working memory with the model's allocator. */
+sinew_result sinew_metrics_stretch(const sinew_model *model, const sinew_clip *clip,
+                                   const sinew_stretch_options *options, const uint8_t *selected,
+                                   sinew_stretch_stats *in_selected, sinew_stretch_stats *in_others,
+                                   sinew_error *err);
+
+/* Marks vertices whose dominant joint (largest weight) is one of `joints` (skin joint
+ * indices, `joint_count` of them): out[v] = 1 or 0. */
+void sinew_metrics_dominated_by(const sinew_model *model, const int32_t *joints,
+                                uint32_t joint_count, uint8_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

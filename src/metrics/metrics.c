@@ -1,0 +1,170 @@
+/* Weighted bone distance and edge stretch (seed 000). */
+#include "sinew/metrics.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+sinew_result sinew_metrics_weighted_bone_distance(const sinew_model *model,
+                                                  const uint32_t *vertices, uint32_t count,
+                                                  float *out, float *mean, sinew_error *err)
+{
+    const sinew_allocator *a = &model->allocator;
+    uint32_t bound = sinew_model_bone_segment_bound(model);
+    sinew_bone_segment *segs = sinew_alloc(a, bound, sizeof *segs);
+    if (!segs) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "bone segments: out of memory");
+    uint32_t nseg = sinew_model_bone_segments(model, 0.05f * model->size.scale, segs);
+    double sum = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t v = vertices ? vertices[i] : i;
+        const sinew_vec3 p = model->mesh.positions[v];
+        const uint16_t *joints = &model->mesh.influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
+        const float *weights = &model->mesh.influence_weights[(size_t)v * SINEW_MAX_INFLUENCES];
+        double d = 0;
+        for (int k = 0; k < SINEW_MAX_INFLUENCES && weights[k] > 0; k++) {
+            float best = INFINITY;
+            for (uint32_t s = 0; s < nseg; s++)
+                if (segs[s].joint == joints[k])
+                    best = fminf(best, sinew_segment_distance(p, segs[s].head, segs[s].tail));
+            if (isfinite(best)) d += weights[k] * best;
+        }
+        if (out) out[i] = (float)d;
+        sum += d;
+    }
+    sinew_free(a, segs);
+    if (mean) *mean = count ? (float)(sum / count) : 0.0f;
+    return SINEW_OK;
+}
+
+static int compare_edges(const void *pa, const void *pb)
+{
+    const uint32_t *a = pa, *b = pb;
+    if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+    if (a[1] != b[1]) return a[1] < b[1] ? -1 : 1;
+    return 0;
+}
+
+sinew_result sinew_metrics_unique_edges(const sinew_model *model, uint32_t **edges,
+                                        uint32_t *edge_count, sinew_error *err)
+{
+    const sinew_mesh *mesh = &model->mesh;
+    const sinew_allocator *a = &model->allocator;
+    uint32_t *e = sinew_alloc(a, (size_t)mesh->triangle_count * 6, sizeof *e);
+    if (!e) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "mesh edges: out of memory");
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < mesh->triangle_count; t++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t u = mesh->weld[mesh->triangles[3 * t + k]];
+            uint32_t v = mesh->weld[mesh->triangles[3 * t + (k + 1) % 3]];
+            if (u == v) continue; /* degenerate after welding */
+            e[2 * n] = u < v ? u : v;
+            e[2 * n + 1] = u < v ? v : u;
+            n++;
+        }
+    qsort(e, n, 2 * sizeof *e, compare_edges);
+    uint32_t unique = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (unique && e[2 * (unique - 1)] == e[2 * i] && e[2 * (unique - 1) + 1] == e[2 * i + 1])
+            continue;
+        e[2 * unique] = e[2 * i];
+        e[2 * unique + 1] = e[2 * i + 1];
+        unique++;
+    }
+    *edges = e;
+    *edge_count = unique;
+    return SINEW_OK;
+}
+
+static int compare_floats(const void *pa, const void *pb)
+{
+    float a = *(const float *)pa, b = *(const float *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Nearest-rank percentile of sorted values. */
+static float percentile(const float *sorted, size_t n, double p)
+{
+    if (n == 0) return 0;
+    size_t rank = (size_t)ceil(p * (double)n);
+    if (rank < 1) rank = 1;
+    return sorted[rank - 1];
+}
+
+static void summarise(float *ratios, size_t n, sinew_stretch_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n == 0) return;
+    qsort(ratios, n, sizeof *ratios, compare_floats);
+    size_t torn = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ratios[i] > SINEW_STRETCH_TORN_HIGH || ratios[i] < SINEW_STRETCH_TORN_LOW) torn++;
+    out->samples = n;
+    out->p95 = percentile(ratios, n, 0.95);
+    out->p99 = percentile(ratios, n, 0.99);
+    out->min = ratios[0];
+    out->max = ratios[n - 1];
+    out->torn_share = (float)((double)torn / (double)n);
+}
+
+sinew_result sinew_metrics_stretch(const sinew_model *model, const sinew_clip *clip,
+                                   const sinew_stretch_options *options, const uint8_t *selected,
+                                   sinew_stretch_stats *in_selected, sinew_stretch_stats *in_others,
+                                   sinew_error *err)
+{
+    const sinew_allocator *a = &model->allocator;
+    const uint32_t samples = options && options->samples ? options->samples : 24;
+    uint32_t *edges = NULL, edge_count = 0;
+    sinew_result r = sinew_metrics_unique_edges(model, &edges, &edge_count, err);
+    if (r != SINEW_OK) return r;
+    const size_t total = (size_t)edge_count * samples;
+    sinew_transform *pose = sinew_alloc(a, model->node_count, sizeof *pose);
+    sinew_mat4 *world = sinew_alloc(a, model->node_count, sizeof *world);
+    sinew_mat4 *skin = sinew_alloc(a, model->skin.joint_count, sizeof *skin);
+    sinew_vec3 *pos = sinew_alloc(a, model->mesh.vertex_count, sizeof *pos);
+    float *sel = sinew_alloc(a, total, sizeof *sel), *oth = sinew_alloc(a, total, sizeof *oth);
+    size_t nsel = 0, noth = 0;
+    if (!pose || !world || !skin || !pos || !sel || !oth) {
+        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "edge stretch: out of memory");
+        goto done;
+    }
+    for (uint32_t k = 0; k < samples; k++) {
+        float t = clip->duration * (float)k / (float)samples;
+        sinew_clip_sample(model, clip, t, pose);
+        sinew_pose_to_world(model, pose, world);
+        sinew_skin_matrices(model, world, skin);
+        sinew_skin_positions(model, skin, pos);
+        for (uint32_t e = 0; e < edge_count; e++) {
+            uint32_t u = edges[2 * e], v = edges[2 * e + 1];
+            float bind = sinew_vec3_distance(model->mesh.positions[u], model->mesh.positions[v]);
+            if (!(bind > 0)) continue;
+            float ratio = sinew_vec3_distance(pos[u], pos[v]) / bind;
+            int su = selected ? selected[u] != 0 : 0, sv = selected ? selected[v] != 0 : 0;
+            if (su && sv)
+                sel[nsel++] = ratio;
+            else if (!su && !sv)
+                oth[noth++] = ratio;
+        }
+    }
+    if (in_selected) summarise(sel, nsel, in_selected);
+    if (in_others) summarise(oth, noth, in_others);
+done:
+    sinew_free(a, edges);
+    sinew_free(a, pose);
+    sinew_free(a, world);
+    sinew_free(a, skin);
+    sinew_free(a, pos);
+    sinew_free(a, sel);
+    sinew_free(a, oth);
+    return r;
+}
+
+void sinew_metrics_dominated_by(const sinew_model *model, const int32_t *joints,
+                                uint32_t joint_count, uint8_t *out)
+{
+    for (uint32_t v = 0; v < model->mesh.vertex_count; v++) {
+        /* Slots are sorted by weight, so slot 0 holds the dominant joint. */
+        uint16_t dominant = model->mesh.influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
+        out[v] = 0;
+        for (uint32_t k = 0; k < joint_count; k++)
+            if (joints[k] == dominant) out[v] = 1;
+    }
+}
