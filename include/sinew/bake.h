@@ -1,0 +1,78 @@
+/* sinew bake: simulate the tail over every clip and record real rotation keys, so the motion
+ * plays in Blender, Unity, Unreal and three.js without sinew's runtime (seed 000, "O que isso
+ * muda para voce": "Fora do nosso runtime").
+ *
+ * For a looping clip (first pose equals last) the clip runs silently, pass after pass, until
+ * the tail's state (particle positions and velocities) at the end of a pass returns to where
+ * the pass began: a loop baked from a cold state does not close and the tail jumps when the
+ * loop restarts, and the tip, the most flexible link, takes longest to settle, so one warm-up
+ * pass is not always enough. Then one more pass is recorded. A non-looping clip starts settled
+ * in its first pose. Keys are written at the clip's own rate (at least 30 per second) into
+ * the same animation, for the chain joints only: no other channel changes.
+ *
+ * The bake reads the model and never writes it (or any caller pose): each clip runs on its
+ * own state and buffers (seed 000's lesson: clips that read a pose a preview had moved).
+ */
+#ifndef SINEW_BAKE_H
+#define SINEW_BAKE_H
+
+#include "sinew/document.h"
+#include "sinew/dyn.h"
+#include "sinew/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sinew_bake_options {
+    const sinew_dyn_params *params; /* spring parameters; default: NULL = the seed's */
+    float min_rate;                 /* keys per second at least; default: 30 */
+    uint32_t max_passes;            /* warm-up passes at most for a looping clip; default: 64 */
+    float closure_tolerance;        /* loop closed when every particle's position differs by less
+                                       than this fraction of the model's scale between the start
+                                       and the end of a pass (velocities by this fraction of
+                                       scale per second); default: 1e-4 */
+    float settle_seconds;           /* a non-looping clip holds its first pose up to this long to
+                                       settle before recording; default: 8 s */
+} sinew_bake_options;
+
+/* One clip's baked tail. Arrays are allocated with the model's allocator. */
+typedef struct sinew_bake_track {
+    uint32_t clip;   /* index into model->clips */
+    int looping;     /* 1 when the clip's first and last poses agree */
+    uint32_t passes; /* silent passes run before recording (0 for non-looping) */
+    int closed;      /* 1 when the state returned within tolerance (always 1 for
+                        non-looping clips) */
+    float rate;      /* keys per second */
+    uint32_t key_count;
+    float *times; /* key_count, seconds, from 0 to the clip's duration */
+    uint32_t joint_count;
+    int32_t *nodes;        /* joint_count model node indices (the chain, root first) */
+    sinew_quat *rotations; /* key_count * joint_count local rotations, key-major */
+    float seam_degrees;    /* largest angle between a joint's first and last key */
+    float swing_degrees;   /* largest angle between any key and the first, over joints */
+} sinew_bake_track;
+
+/* Bakes clip `clip` of `model` for the chain of `rig` (made from the same model). */
+sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_rig *rig, uint32_t clip,
+                             const sinew_bake_options *options, sinew_bake_track *out,
+                             sinew_error *err);
+
+/* Frees the arrays of a track (not the struct). */
+void sinew_bake_track_free(const sinew_model *model, sinew_bake_track *track);
+
+/* Writes a track as LINEAR rotation channels of the chain nodes into the clip's animation in
+ * `doc` (the document the model was built from, or one it was written into), replacing any
+ * existing rotation channels of those nodes. */
+sinew_result sinew_bake_apply_document(sinew_document *doc, const sinew_model *model,
+                                       const sinew_bake_track *track, sinew_error *err);
+
+/* Puts a track into the model's clip as LINEAR rotation channels of the chain nodes (replacing
+ * existing ones), so the model plays what the document will. */
+sinew_result sinew_bake_apply_model(sinew_model *model, const sinew_bake_track *track,
+                                    sinew_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

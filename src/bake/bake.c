@@ -1,0 +1,352 @@
+/* Baking the tail: simulate each clip until its loop closes, then record rotation keys
+ * (seed 000, "Fora do nosso runtime"). */
+#include "sinew/bake.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Poses closer than this are "the same" when deciding whether a clip loops. */
+#define LOOP_TRANSLATION_TOLERANCE 1e-3f /* fraction of the model's scale */
+#define LOOP_ROTATION_TOLERANCE 0.5f     /* degrees */
+#define MAX_RATE 240.0f                  /* keys per second at most */
+
+static float degrees(float radians)
+{
+    return radians * (float)(180.0 / SINEW_PI);
+}
+
+static float angle_between(sinew_quat a, sinew_quat b)
+{
+    float d = fabsf(sinew_quat_dot(a, b));
+    return 2.0f * acosf(d > 1.0f ? 1.0f : d);
+}
+
+static int is_chain_node(const sinew_dyn_rig *rig, int32_t node)
+{
+    for (uint32_t i = 0; i < sinew_dyn_rig_joint_count(rig); i++)
+        if (sinew_dyn_rig_joint_node(rig, i) == node) return 1;
+    return 0;
+}
+
+/* A clip loops when every node outside the chain has the same local TRS at 0 and at the end. */
+static int clip_loops(const sinew_model *model, const sinew_dyn_rig *rig, const sinew_clip *clip,
+                      sinew_transform *a, sinew_transform *b)
+{
+    sinew_clip_sample(model, clip, 0.0f, a);
+    sinew_clip_sample(model, clip, clip->duration, b);
+    const float tol = LOOP_TRANSLATION_TOLERANCE * model->size.scale;
+    for (uint32_t i = 0; i < model->node_count; i++) {
+        if (is_chain_node(rig, (int32_t)i)) continue;
+        if (sinew_vec3_distance(a[i].translation, b[i].translation) > tol ||
+            sinew_vec3_distance(a[i].scale, b[i].scale) > 1e-3f ||
+            degrees(angle_between(a[i].rotation, b[i].rotation)) > LOOP_ROTATION_TOLERANCE)
+            return 0;
+    }
+    return 1;
+}
+
+static int compare_floats(const void *pa, const void *pb)
+{
+    float a = *(const float *)pa, b = *(const float *)pb;
+    return (a > b) - (a < b);
+}
+
+/* The clip's own key rate: 1 / the median spacing of its keys, at least min_rate. */
+static float clip_rate(const sinew_model *model, const sinew_clip *clip, float min_rate)
+{
+    size_t n = 0;
+    for (uint32_t c = 0; c < clip->channel_count; c++)
+        n += clip->channels[c].key_count > 1 ? clip->channels[c].key_count - 1 : 0;
+    float rate = min_rate;
+    float *gaps = n ? sinew_alloc(&model->allocator, n, sizeof *gaps) : NULL;
+    if (gaps) {
+        size_t k = 0;
+        for (uint32_t c = 0; c < clip->channel_count; c++)
+            for (uint32_t i = 1; i < clip->channels[c].key_count; i++)
+                gaps[k++] = clip->channels[c].times[i] - clip->channels[c].times[i - 1];
+        qsort(gaps, n, sizeof *gaps, compare_floats);
+        float median = gaps[n / 2];
+        if (median > 0 && 1.0f / median > rate) rate = 1.0f / median;
+        sinew_free(&model->allocator, gaps);
+    }
+    return rate > MAX_RATE ? MAX_RATE : rate;
+}
+
+/* Everything one bake works on: private to the call, never shared with a caller's pose. */
+typedef struct bake_run {
+    const sinew_model *model;
+    const sinew_clip *clip;
+    sinew_dyn_step_job job;
+    sinew_transform *pose, *pose_end; /* pose_end: only for comparing a clip's two ends */
+    sinew_mat4 *world;
+    sinew_dyn_state *state, *snapshot;
+    size_t state_bytes;
+    void *state_memory, *snapshot_memory;
+} bake_run;
+
+static sinew_result step(bake_run *run, float time, float dt, sinew_error *err)
+{
+    sinew_clip_sample(run->model, run->clip, time, run->pose);
+    sinew_pose_to_world(run->model, run->pose, run->world);
+    run->job.dt = dt;
+    return sinew_dyn_step_run(&run->job, err);
+}
+
+/* 1 when the state has come back to the snapshot within tolerance. */
+static int state_returned(const bake_run *run, float tolerance)
+{
+    float dp, dv;
+    sinew_dyn_state_difference(run->state, run->snapshot, &dp, &dv);
+    return dp <= tolerance && dv <= tolerance;
+}
+
+static void run_free(bake_run *run)
+{
+    const sinew_allocator *a = &run->model->allocator;
+    sinew_free(a, run->pose);
+    sinew_free(a, run->pose_end);
+    sinew_free(a, run->world);
+    sinew_free(a, run->state_memory);
+    sinew_free(a, run->snapshot_memory);
+    sinew_free(a, run->job.local_rotations);
+}
+
+static sinew_result run_init(bake_run *run, const sinew_model *model, const sinew_dyn_rig *rig,
+                             const sinew_clip *clip, sinew_error *err)
+{
+    const sinew_allocator *a = &model->allocator;
+    memset(run, 0, sizeof *run);
+    run->model = model;
+    run->clip = clip;
+    run->state_bytes = sinew_dyn_state_bytes(rig);
+    run->pose = sinew_alloc(a, model->node_count, sizeof *run->pose);
+    run->pose_end = sinew_alloc(a, model->node_count, sizeof *run->pose_end);
+    run->world = sinew_alloc(a, model->node_count, sizeof *run->world);
+    /* sinew_alloc returns malloc-aligned memory, which satisfies the state's 8 bytes. */
+    run->state_memory = sinew_alloc(a, run->state_bytes, 1);
+    run->snapshot_memory = sinew_alloc(a, run->state_bytes, 1);
+    run->job.local_rotations =
+        sinew_alloc(a, sinew_dyn_rig_joint_count(rig), sizeof *run->job.local_rotations);
+    if (!run->pose || !run->pose_end || !run->world || !run->state_memory ||
+        !run->snapshot_memory || !run->job.local_rotations) {
+        run_free(run);
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "bake: out of memory");
+    }
+    run->state = sinew_dyn_state_init(rig, run->state_memory, run->state_bytes);
+    run->snapshot = sinew_dyn_state_init(rig, run->snapshot_memory, run->state_bytes);
+    run->job.rig = rig;
+    run->job.state = run->state;
+    run->job.world = run->world;
+    run->job.world_count = model->node_count;
+    if (!run->state || !run->snapshot) {
+        run_free(run);
+        return sinew_error_set(err, SINEW_ERR_INTERNAL, "bake: could not lay out a spring state");
+    }
+    return SINEW_OK;
+}
+
+/* Warm-up for a looping clip: whole passes until the state at the end of a pass equals the
+ * state at its start. Returns the passes run; *closed says whether it converged. */
+static sinew_result warm_up_loop(bake_run *run, const float *times, uint32_t key_count,
+                                 uint32_t max_passes, float tolerance, uint32_t *passes,
+                                 int *closed, sinew_error *err)
+{
+    *passes = 0;
+    *closed = 0;
+    while (*passes < max_passes) {
+        memcpy(run->snapshot_memory, run->state_memory, run->state_bytes);
+        for (uint32_t k = 1; k < key_count; k++) {
+            sinew_result r = step(run, times[k], times[k] - times[k - 1], err);
+            if (r != SINEW_OK) return r;
+        }
+        (*passes)++;
+        if (state_returned(run, tolerance)) {
+            *closed = 1;
+            break;
+        }
+    }
+    return SINEW_OK;
+}
+
+/* Settling for a non-looping clip: hold the first pose until the chain is still. */
+static sinew_result settle(bake_run *run, float rate, float seconds, float tolerance,
+                           sinew_error *err)
+{
+    const uint32_t per_second = (uint32_t)ceilf(rate);
+    const float dt = 1.0f / (float)per_second;
+    for (float held = 0; held < seconds; held += 1.0f) {
+        memcpy(run->snapshot_memory, run->state_memory, run->state_bytes);
+        for (uint32_t k = 0; k < per_second; k++) {
+            sinew_result r = step(run, 0.0f, dt, err);
+            if (r != SINEW_OK) return r;
+        }
+        if (state_returned(run, tolerance)) break;
+    }
+    return SINEW_OK;
+}
+
+sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_rig *rig,
+                             uint32_t clip_index, const sinew_bake_options *options,
+                             sinew_bake_track *out, sinew_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (clip_index >= model->clip_count)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "bake: clip %u does not exist", clip_index);
+    if (sinew_dyn_rig_node_count(rig) != model->node_count)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "bake: the spring rig was made for another model");
+    const sinew_clip *clip = &model->clips[clip_index];
+    const float min_rate = options && options->min_rate > 0 ? options->min_rate : 30.0f;
+    const uint32_t max_passes = options && options->max_passes ? options->max_passes : 64;
+    const float tolerance =
+        (options && options->closure_tolerance > 0 ? options->closure_tolerance : 1e-4f) *
+        model->size.scale;
+    const float settle_seconds =
+        options && options->settle_seconds > 0 ? options->settle_seconds : 8.0f;
+    const sinew_allocator *a = &model->allocator;
+
+    bake_run run;
+    sinew_result r = run_init(&run, model, rig, clip, err);
+    if (r != SINEW_OK) return r;
+    const uint32_t joints = sinew_dyn_rig_joint_count(rig);
+    const float rate = clip_rate(model, clip, min_rate);
+    const uint32_t key_count =
+        clip->duration > 0 ? (uint32_t)ceilf(clip->duration * rate - 1e-3f) + 1 : 1;
+    out->clip = clip_index;
+    out->key_count = key_count;
+    out->joint_count = joints;
+    out->rate = clip->duration > 0 ? (float)(key_count - 1) / clip->duration : rate;
+    out->times = sinew_alloc(a, key_count, sizeof *out->times);
+    out->nodes = sinew_alloc(a, joints, sizeof *out->nodes);
+    out->rotations = sinew_alloc(a, (size_t)key_count * joints, sizeof *out->rotations);
+    if (!out->times || !out->nodes || !out->rotations) {
+        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "bake: out of memory");
+        goto fail;
+    }
+    for (uint32_t k = 0; k < key_count; k++)
+        out->times[k] = key_count > 1 ? clip->duration * (float)k / (float)(key_count - 1) : 0;
+    for (uint32_t j = 0; j < joints; j++)
+        out->nodes[j] = sinew_dyn_rig_joint_node(rig, j);
+
+    out->looping = clip->duration > 0 && clip_loops(model, rig, clip, run.pose, run.pose_end);
+
+    r = step(&run, 0.0f, 0.0f, err); /* places the chain at rest in the first pose */
+    if (r == SINEW_OK && out->looping)
+        r = warm_up_loop(&run, out->times, key_count, max_passes, tolerance, &out->passes,
+                         &out->closed, err);
+    else if (r == SINEW_OK) {
+        out->closed = 1;
+        r = settle(&run, out->rate, settle_seconds, tolerance, err);
+    }
+    /* The recorded pass: key 0 from the current state (dt 0 applies constraints only), then
+     * one step per key. */
+    for (uint32_t k = 0; r == SINEW_OK && k < key_count; k++) {
+        r = step(&run, out->times[k], k ? out->times[k] - out->times[k - 1] : 0.0f, err);
+        memcpy(&out->rotations[(size_t)k * joints], run.job.local_rotations,
+               joints * sizeof *out->rotations);
+    }
+    if (r != SINEW_OK) goto fail;
+    for (uint32_t j = 0; j < joints; j++) {
+        sinew_quat first = out->rotations[j];
+        float seam = angle_between(first, out->rotations[(size_t)(key_count - 1) * joints + j]);
+        out->seam_degrees = fmaxf(out->seam_degrees, degrees(seam));
+        for (uint32_t k = 1; k < key_count; k++)
+            out->swing_degrees =
+                fmaxf(out->swing_degrees,
+                      degrees(angle_between(first, out->rotations[(size_t)k * joints + j])));
+    }
+    run_free(&run);
+    return SINEW_OK;
+fail:
+    run_free(&run);
+    sinew_bake_track_free(model, out);
+    return r;
+}
+
+sinew_result sinew_bake_apply_document(sinew_document *doc, const sinew_model *model,
+                                       const sinew_bake_track *track, sinew_error *err)
+{
+    const sinew_clip *clip = &model->clips[track->clip];
+    if (clip->gltf_animation < 0)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "bake: clip \"%s\" does not come from the document", clip->name);
+    float *values = sinew_alloc(&model->allocator, (size_t)track->key_count * 4, sizeof *values);
+    if (!values) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "bake: out of memory");
+    sinew_result r = SINEW_OK;
+    for (uint32_t j = 0; r == SINEW_OK && j < track->joint_count; j++) {
+        const sinew_node *node = &model->nodes[track->nodes[j]];
+        if (node->gltf_node < 0) {
+            r = sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                                "bake: joint \"%s\" does not come from the document", node->name);
+            break;
+        }
+        for (uint32_t k = 0; k < track->key_count; k++) {
+            sinew_quat q = track->rotations[(size_t)k * track->joint_count + j];
+            float *v = &values[(size_t)k * 4];
+            v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+        }
+        r = sinew_document_set_channel(doc, clip->gltf_animation, node->gltf_node,
+                                       SINEW_PATH_ROTATION, SINEW_INTERP_LINEAR, track->key_count,
+                                       track->times, values, err);
+    }
+    sinew_free(&model->allocator, values);
+    return r;
+}
+
+/* The clip's rotation channel for `node`, appending an empty one when there is none. */
+static sinew_channel *rotation_channel(sinew_model *model, sinew_clip *clip, int32_t node)
+{
+    for (uint32_t c = 0; c < clip->channel_count; c++)
+        if (clip->channels[c].node == node && clip->channels[c].path == SINEW_PATH_ROTATION)
+            return &clip->channels[c];
+    sinew_channel *grown = sinew_realloc(&model->allocator, clip->channels, clip->channel_count,
+                                         clip->channel_count + 1, sizeof *grown);
+    if (!grown) return NULL;
+    clip->channels = grown;
+    sinew_channel *ch = &grown[clip->channel_count++];
+    memset(ch, 0, sizeof *ch);
+    ch->node = node;
+    ch->path = SINEW_PATH_ROTATION;
+    return ch;
+}
+
+sinew_result sinew_bake_apply_model(sinew_model *model, const sinew_bake_track *track,
+                                    sinew_error *err)
+{
+    const sinew_allocator *a = &model->allocator;
+    sinew_clip *clip = &model->clips[track->clip];
+    for (uint32_t j = 0; j < track->joint_count; j++) {
+        float *times = sinew_alloc(a, track->key_count, sizeof *times);
+        float *values = sinew_alloc(a, (size_t)track->key_count * 4, sizeof *values);
+        sinew_channel *ch = times && values ? rotation_channel(model, clip, track->nodes[j]) : NULL;
+        if (!ch) {
+            sinew_free(a, times);
+            sinew_free(a, values);
+            return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "bake: out of memory");
+        }
+        memcpy(times, track->times, track->key_count * sizeof *times);
+        for (uint32_t k = 0; k < track->key_count; k++) {
+            sinew_quat q = track->rotations[(size_t)k * track->joint_count + j];
+            values[4 * k] = q.x, values[4 * k + 1] = q.y, values[4 * k + 2] = q.z;
+            values[4 * k + 3] = q.w;
+        }
+        sinew_free(a, ch->times);
+        sinew_free(a, ch->values);
+        ch->times = times;
+        ch->values = values;
+        ch->key_count = track->key_count;
+        ch->interpolation = SINEW_INTERP_LINEAR;
+    }
+    return SINEW_OK;
+}
+
+void sinew_bake_track_free(const sinew_model *model, sinew_bake_track *track)
+{
+    const sinew_allocator *a = &model->allocator;
+    sinew_free(a, track->times);
+    sinew_free(a, track->nodes);
+    sinew_free(a, track->rotations);
+    track->times = NULL;
+    track->nodes = NULL;
+    track->rotations = NULL;
+}

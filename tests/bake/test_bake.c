@@ -1,0 +1,208 @@
+/* The bake: loops close, keys land at the clip's rate, nothing but the tail changes, and a
+ * preview pose moved between clips changes nothing (seed 000's calibration lesson). */
+#include "test_util.h"
+
+#include "dyn/dyn_fixture.h"
+#include "sinew/bake.h"
+
+#define KEYS 31 /* one second at 30 keys per second, first key equal to the last */
+
+typedef struct clip_data {
+    float times[KEYS];
+    float translation[KEYS * 3];
+    float rotation[KEYS * 4];
+    sinew_channel channels[2];
+    sinew_clip clips[2];
+} clip_data;
+
+/* Clip 0 "Sway": the hips sway sideways and yaw, one period per second (a loop). Clip 1
+ * "Dash": the first quarter of it, ending away from where it began (not a loop). */
+static void add_clips(fixture *fx, clip_data *d, float amplitude)
+{
+    const int hips = fx->hips;
+    for (int k = 0; k < KEYS; k++) {
+        float t = (float)k / (KEYS - 1), phase = 2.0f * (float)SINEW_PI * t;
+        d->times[k] = t;
+        d->translation[3 * k] = amplitude * sinf(phase);
+        d->translation[3 * k + 1] = fx->nodes[hips].rest.translation.y;
+        d->translation[3 * k + 2] = 0;
+        sinew_quat q = sinew_quat_from_axis_angle(sinew_vec3_make(0, 1, 0), 0.5f * sinf(phase));
+        memcpy(&d->rotation[4 * k], &q, sizeof q);
+    }
+    d->channels[0] = (sinew_channel){hips,     SINEW_PATH_TRANSLATION, SINEW_INTERP_LINEAR, KEYS,
+                                     d->times, d->translation};
+    d->channels[1] = (sinew_channel){hips,     SINEW_PATH_ROTATION, SINEW_INTERP_LINEAR, KEYS,
+                                     d->times, d->rotation};
+    d->clips[0] = (sinew_clip){"Sway", -1, 1.0f, 2, &d->channels[0]};
+    d->clips[1] = (sinew_clip){"Dash", -1, 0.25f, 2, &d->channels[0]}; /* a quarter sway */
+    fx->model.clips = d->clips;
+    fx->model.clip_count = 2;
+}
+
+static void build(fixture *fx, clip_data *d, int tail_count)
+{
+    fixture_opts o = {0};
+    o.tail_count = tail_count;
+    o.with_end = 1;
+    fixture_build(fx, &o);
+    add_clips(fx, d, 0.3f);
+}
+
+static void test_loop_closes_and_swings(void **state)
+{
+    (void)state;
+    for (int K = 3; K <= 8; K += 5) {
+        static fixture fx;
+        static clip_data d;
+        build(&fx, &d, K);
+        sinew_dyn_rig *rig = NULL;
+        assert_int_equal(sinew_dyn_rig_create(&fx.model, NULL, NULL, NULL, &rig, NULL), SINEW_OK);
+        sinew_bake_track t;
+        assert_int_equal(sinew_bake_clip(&fx.model, rig, 0, NULL, &t, NULL), SINEW_OK);
+        assert_true(t.looping);
+        assert_true(t.closed);
+        assert_true(t.passes >= 1);
+        assert_true(t.rate >= 30.0f);
+        assert_int_equal(t.key_count, KEYS);
+        assert_int_equal(t.joint_count, K);
+        assert_true(t.seam_degrees <= 0.5f);
+        assert_true(t.swing_degrees >= 5.0f);
+        for (uint32_t i = 0; i < t.key_count * t.joint_count; i++)
+            assert_true(isfinite(t.rotations[i].w) && isfinite(t.rotations[i].x));
+        sinew_bake_track_free(&fx.model, &t);
+        sinew_dyn_rig_free(rig);
+    }
+}
+
+static void test_cold_start_would_not_close(void **state)
+{
+    /* The reason for warm-up passes: recording the first pass from rest leaves a seam. */
+    (void)state;
+    static fixture fx;
+    static clip_data d;
+    build(&fx, &d, 5);
+    sinew_dyn_rig *rig = NULL;
+    assert_int_equal(sinew_dyn_rig_create(&fx.model, NULL, NULL, NULL, &rig, NULL), SINEW_OK);
+    sinew_bake_options one = {0};
+    one.max_passes = 1;
+    one.closure_tolerance = 1e-9f;
+    sinew_bake_track cold, warm;
+    assert_int_equal(sinew_bake_clip(&fx.model, rig, 0, &one, &cold, NULL), SINEW_OK);
+    assert_int_equal(sinew_bake_clip(&fx.model, rig, 0, NULL, &warm, NULL), SINEW_OK);
+    assert_false(cold.closed);
+    assert_true(warm.closed);
+    assert_true(warm.passes > 1);
+    assert_true(warm.seam_degrees < cold.seam_degrees);
+    sinew_bake_track_free(&fx.model, &cold);
+    sinew_bake_track_free(&fx.model, &warm);
+    sinew_dyn_rig_free(rig);
+}
+
+static void test_non_looping_starts_settled(void **state)
+{
+    (void)state;
+    static fixture fx;
+    static clip_data d;
+    build(&fx, &d, 4);
+    sinew_dyn_rig *rig = NULL;
+    assert_int_equal(sinew_dyn_rig_create(&fx.model, NULL, NULL, NULL, &rig, NULL), SINEW_OK);
+    sinew_bake_track t;
+    assert_int_equal(sinew_bake_clip(&fx.model, rig, 1, NULL, &t, NULL), SINEW_OK);
+    assert_false(t.looping);
+    assert_int_equal(t.passes, 0);
+    assert_int_equal(t.key_count, 9); /* 0.25 s at 30 per second, both ends */
+    assert_true(fabsf(t.times[t.key_count - 1] - 0.25f) < 1e-6f);
+    /* Settled: the first key is where the chain comes to rest in the first pose, so a much
+     * longer settling gives the same key. */
+    sinew_bake_options longer = {0};
+    longer.settle_seconds = 60;
+    sinew_bake_track t2;
+    assert_int_equal(sinew_bake_clip(&fx.model, rig, 1, &longer, &t2, NULL), SINEW_OK);
+    for (uint32_t j = 0; j < t.joint_count; j++)
+        assert_true(sinew_quat_angle(sinew_quat_mul(sinew_quat_conjugate(t.rotations[j]),
+                                                    t2.rotations[j])) < 0.002f);
+    sinew_bake_track_free(&fx.model, &t2);
+    sinew_bake_track_free(&fx.model, &t);
+    sinew_dyn_rig_free(rig);
+}
+
+static void test_preview_pose_changes_nothing(void **state)
+{
+    /* Bake clips one at a time while a "preview" moves and rotates the hips between them: the
+     * tracks equal a clean run's bit for bit, and the bake never touches the preview pose or
+     * the model. */
+    (void)state;
+    static fixture fx;
+    static clip_data d;
+    build(&fx, &d, 6);
+    sinew_dyn_rig *rig = NULL;
+    assert_int_equal(sinew_dyn_rig_create(&fx.model, NULL, NULL, NULL, &rig, NULL), SINEW_OK);
+    sinew_bake_track clean[2], busy[2];
+    for (uint32_t c = 0; c < 2; c++)
+        assert_int_equal(sinew_bake_clip(&fx.model, rig, c, NULL, &clean[c], NULL), SINEW_OK);
+
+    sinew_transform preview[FX_MAX_NODES], kept[FX_MAX_NODES];
+    sinew_node nodes_before[FX_MAX_NODES];
+    memcpy(nodes_before, fx.nodes, sizeof nodes_before);
+    sinew_clip_sample(&fx.model, &fx.model.clips[0], 0.3f, preview);
+    for (uint32_t c = 0; c < 2; c++) {
+        preview[fx.hips].translation.y += 0.4f; /* the preview moves and turns the hips */
+        preview[fx.hips].rotation = sinew_quat_from_axis_angle(sinew_vec3_make(0, 0, 1), 0.7f);
+        memcpy(kept, preview, sizeof kept);
+        assert_int_equal(sinew_bake_clip(&fx.model, rig, c, NULL, &busy[c], NULL), SINEW_OK);
+        assert_memory_equal(kept, preview, sizeof kept);
+    }
+    assert_memory_equal(nodes_before, fx.nodes, sizeof nodes_before);
+    for (uint32_t c = 0; c < 2; c++) {
+        assert_int_equal(clean[c].key_count, busy[c].key_count);
+        assert_memory_equal(clean[c].rotations, busy[c].rotations,
+                            clean[c].key_count * clean[c].joint_count * sizeof(sinew_quat));
+        sinew_bake_track_free(&fx.model, &clean[c]);
+        sinew_bake_track_free(&fx.model, &busy[c]);
+    }
+    sinew_dyn_rig_free(rig);
+}
+
+static void test_apply_model_plays_the_keys(void **state)
+{
+    (void)state;
+    static fixture fx;
+    static clip_data d;
+    build(&fx, &d, 4);
+    /* apply_model grows the clip's channel array: give it one of its own. */
+    sinew_channel *own = sinew_alloc(NULL, 2, sizeof *own);
+    memcpy(own, d.channels, 2 * sizeof *own);
+    fx.model.clips[0].channels = own;
+    sinew_dyn_rig *rig = NULL;
+    assert_int_equal(sinew_dyn_rig_create(&fx.model, NULL, NULL, NULL, &rig, NULL), SINEW_OK);
+    sinew_bake_track t;
+    assert_int_equal(sinew_bake_clip(&fx.model, rig, 0, NULL, &t, NULL), SINEW_OK);
+    assert_int_equal(sinew_bake_apply_model(&fx.model, &t, NULL), SINEW_OK);
+    assert_int_equal(fx.model.clips[0].channel_count, 2 + 4);
+    sinew_transform pose[FX_MAX_NODES];
+    sinew_clip_sample(&fx.model, &fx.model.clips[0], t.times[7], pose);
+    for (uint32_t j = 0; j < t.joint_count; j++)
+        assert_true(fabsf(sinew_quat_dot(pose[t.nodes[j]].rotation,
+                                         t.rotations[7 * t.joint_count + j])) > 1 - 1e-6f);
+    /* The hips channels are untouched. */
+    assert_ptr_equal(fx.model.clips[0].channels[0].values, d.translation);
+    for (uint32_t c = 2; c < fx.model.clips[0].channel_count; c++) {
+        sinew_free(NULL, fx.model.clips[0].channels[c].times);
+        sinew_free(NULL, fx.model.clips[0].channels[c].values);
+    }
+    sinew_free(NULL, own == fx.model.clips[0].channels ? own : fx.model.clips[0].channels);
+    sinew_bake_track_free(&fx.model, &t);
+    sinew_dyn_rig_free(rig);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_loop_closes_and_swings),
+        cmocka_unit_test(test_cold_start_would_not_close),
+        cmocka_unit_test(test_non_looping_starts_settled),
+        cmocka_unit_test(test_preview_pose_changes_nothing),
+        cmocka_unit_test(test_apply_model_plays_the_keys),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
