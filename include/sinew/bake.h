@@ -72,6 +72,14 @@ sinew_result sinew_bake_apply_document(sinew_document *doc, const sinew_model *m
 sinew_result sinew_bake_apply_model(sinew_model *model, const sinew_bake_track *track,
                                     sinew_error *err);
 
+/* Bakes every clip of `model` for the Tail_* chain (found by name with the options' params)
+ * and applies each track to `doc` (when not NULL) and to the model. `summaries` (may be NULL)
+ * receives clip_count tracks with their arrays freed (NULL): counts, passes, seam, swing.
+ * SINEW_ERR_NOT_FOUND when the model has no Tail_* chain. */
+sinew_result sinew_bake_all(sinew_document *doc, sinew_model *model,
+                            const sinew_bake_options *options, sinew_bake_track *summaries,
+                            sinew_error *err);
+
 #ifdef __cplusplus
 }
 #endif

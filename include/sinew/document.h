@@ -79,6 +79,12 @@ sinew_result sinew_model_from_document(const sinew_document *doc,
 sinew_result sinew_document_from_model(sinew_model *model, sinew_document **out,
                                        sinew_error *err);
 
+/* Reads COLOR_0 of the model's mesh (RGB, 3 floats per vertex in [0, 1], alpha dropped) in
+ * the model's concatenated vertex order. SINEW_ERR_NOT_FOUND when no primitive of the model
+ * has COLOR_0; primitives without it read as white. `model` must come from `doc`. */
+sinew_result sinew_document_read_colors(const sinew_document *doc, const sinew_model *model,
+                                        float *rgb, sinew_error *err);
+
 /* ---- edits (each replaces exactly what it changes, or appends) ---- */
 
 /* Number of nodes / animations in the document. */

@@ -350,3 +350,23 @@ void sinew_bake_track_free(const sinew_model *model, sinew_bake_track *track)
     track->nodes = NULL;
     track->rotations = NULL;
 }
+
+sinew_result sinew_bake_all(sinew_document *doc, sinew_model *model,
+                            const sinew_bake_options *options, sinew_bake_track *summaries,
+                            sinew_error *err)
+{
+    sinew_dyn_rig *rig = NULL;
+    sinew_result r = sinew_dyn_rig_create(model, NULL, options ? options->params : NULL,
+                                          &model->allocator, &rig, err);
+    for (uint32_t c = 0; r == SINEW_OK && c < model->clip_count; c++) {
+        sinew_bake_track track;
+        r = sinew_bake_clip(model, rig, c, options, &track, err);
+        if (r != SINEW_OK) break;
+        if (doc) r = sinew_bake_apply_document(doc, model, &track, err);
+        if (r == SINEW_OK) r = sinew_bake_apply_model(model, &track, err);
+        sinew_bake_track_free(model, &track);
+        if (summaries) summaries[c] = track;
+    }
+    sinew_dyn_rig_free(rig);
+    return r;
+}

@@ -1,0 +1,41 @@
+/* Text labels through stb_easy_font (Debian libstb-dev), drawn as filled quads. */
+#include "sinew/render.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#endif
+#include <stb/stb_easy_font.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+void sinew_render_text(sinew_image *image, int x, int y, const char *text, int scale, uint8_t r,
+                       uint8_t g, uint8_t b)
+{
+    /* stb_easy_font emits quads of 4 vertices, 16 bytes each (x, y, z, rgba). */
+    static const size_t vertex_bytes = 16;
+    char buffer[64 * 1024];
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", text);
+    int quads = stb_easy_font_print(0, 0, copy, NULL, buffer, (int)sizeof buffer);
+    for (int q = 0; q < quads; q++) {
+        float v0[2], v2[2];
+        memcpy(v0, buffer + (size_t)(4 * q) * vertex_bytes, sizeof v0);
+        memcpy(v2, buffer + (size_t)(4 * q + 2) * vertex_bytes, sizeof v2);
+        int qx0 = x + (int)v0[0] * scale, qy0 = y + (int)v0[1] * scale;
+        int qx1 = x + (int)v2[0] * scale, qy1 = y + (int)v2[1] * scale;
+        for (int py = qy0; py < qy1; py++)
+            for (int px = qx0; px < qx1; px++) {
+                if (px < 0 || py < 0 || px >= (int)image->width || py >= (int)image->height)
+                    continue;
+                uint8_t *p = &image->rgba[4 * ((size_t)py * image->width + (size_t)px)];
+                p[0] = r, p[1] = g, p[2] = b, p[3] = 255;
+            }
+    }
+}

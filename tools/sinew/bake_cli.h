@@ -1,0 +1,19 @@
+/* CLI pieces shared by `sinew bake` and `sinew tail`: spring options and the bake table. */
+#ifndef SINEW_BAKE_CLI_H
+#define SINEW_BAKE_CLI_H
+
+#include "sinew/bake.h"
+
+/* Help text for the spring options, to append to a command's usage. */
+extern const char *bake_cli_options_help;
+
+/* Parses a spring option at argv[*i] into `params` (which starts zeroed = defaults).
+ * Returns 1 when it took the option (advancing *i past its value), 0 when argv[*i] is not a
+ * spring option, and -1 after printing a usage error. */
+int bake_cli_parse_option(const char *command, int argc, char **argv, int *i,
+                          sinew_dyn_params *params);
+
+/* Prints one line per clip: keys, rate, loop, warm-up passes, seam and swing in degrees. */
+void bake_cli_print(const sinew_model *model, const sinew_bake_track *summaries);
+
+#endif

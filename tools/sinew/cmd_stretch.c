@@ -1,0 +1,158 @@
+/* sinew stretch: the seed's edge-stretch table for a file's clips (seed 000, "Medindo o
+ * resultado"): tail edges against body edges as the reference. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "sinew/document.h"
+#include "sinew/metrics.h"
+
+static const char *usage =
+    "usage: sinew stretch FILE [--clip NAME] [--samples N] [--json]\n"
+    "\n"
+    "Edge stretch over a clip: for every mesh edge, the ratio of its skinned length to its bind\n"
+    "length at N evenly spaced moments (default 24). Tail edges (both ends dominated by a joint\n"
+    "whose name contains \"tail\", any case) are reported apart from body edges, the reference\n"
+    "for normal skinning distortion. An edge above 1.5 or below 0.67 counts as torn.\n"
+    "\n"
+    "  --clip NAME    one clip (default: every clip)\n"
+    "  --samples N    moments per clip, 1..10000 (default 24)\n"
+    "  --json         print JSON instead of the table\n";
+
+static int name_has_tail(const char *name)
+{
+    for (const char *p = name; p && *p; p++)
+        if (tolower((unsigned char)p[0]) == 't' && tolower((unsigned char)p[1]) == 'a' &&
+            tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'l')
+            return 1;
+    return 0;
+}
+
+/* Vertices whose dominant joint is a tail joint; returns how many tail joints there are. */
+static uint32_t mark_tail_skin(const sinew_model *model, uint8_t *mask)
+{
+    int32_t *joints = calloc(model->skin.joint_count + 1, sizeof *joints);
+    uint32_t n = 0;
+    for (uint32_t j = 0; joints && j < model->skin.joint_count; j++)
+        if (name_has_tail(model->nodes[model->skin.joints[j].node].name)) joints[n++] = (int32_t)j;
+    sinew_metrics_dominated_by(model, joints, n, mask);
+    free(joints);
+    return n;
+}
+
+static cJSON *stats_json(const sinew_stretch_stats *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "samples", (double)s->samples);
+    cJSON_AddNumberToObject(o, "p95", s->p95);
+    cJSON_AddNumberToObject(o, "p99", s->p99);
+    cJSON_AddNumberToObject(o, "max", s->max);
+    cJSON_AddNumberToObject(o, "min", s->min);
+    cJSON_AddNumberToObject(o, "torn_share", s->torn_share);
+    return o;
+}
+
+static void print_row(const char *label, const sinew_stretch_stats *s)
+{
+    if (s->samples == 0) {
+        printf("  %-10s %10s\n", label, "no edges");
+        return;
+    }
+    printf("  %-10s %10llu %6.2f %6.2f %6.2f %7.1f%%\n", label, (unsigned long long)s->samples,
+           s->p95, s->p99, s->max, 100.0 * s->torn_share);
+}
+
+int cmd_stretch(int argc, char **argv)
+{
+    const char *file = NULL, *clip_name = NULL;
+    unsigned long samples = 24;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            fputs(usage, stdout);
+            return CLI_EXIT_OK;
+        } else if (!strcmp(argv[i], "--clip")) {
+            if (!(clip_name = cli_option_value("stretch", argc, argv, &i))) return CLI_EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--samples")) {
+            const char *v = cli_option_value("stretch", argc, argv, &i);
+            if (!v) return CLI_EXIT_USAGE;
+            if (!cli_parse_uint(v, 1, 10000, &samples))
+                return cli_usage_error(
+                    "stretch", "--samples wants a whole number from 1 to 10000, not '%s'", v);
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (argv[i][0] == '-') {
+            return cli_usage_error("stretch", "unknown option '%s'", argv[i]);
+        } else if (!file) {
+            file = argv[i];
+        } else {
+            return cli_usage_error("stretch", "one input file only ('%s' is extra)", argv[i]);
+        }
+    }
+    if (!file) return cli_usage_error("stretch", "no input file");
+
+    sinew_error err = {0};
+    sinew_document *doc = NULL;
+    sinew_model *model = NULL;
+    if (sinew_document_load_file(file, NULL, &doc, &err) != SINEW_OK ||
+        sinew_model_from_document(doc, NULL, &model, &err) != SINEW_OK) {
+        sinew_document_free(doc);
+        return cli_report("stretch", &err);
+    }
+    int32_t only = -1;
+    if (clip_name && (only = sinew_model_find_clip(model, clip_name)) < 0) {
+        sinew_error_set(&err, SINEW_ERR_NOT_FOUND, "%s: no clip named \"%s\"", file, clip_name);
+        sinew_model_free(model);
+        sinew_document_free(doc);
+        return cli_report("stretch", &err);
+    }
+    uint8_t *tail = calloc(model->mesh.vertex_count + 1, 1);
+    uint32_t tail_joints = tail ? mark_tail_skin(model, tail) : 0;
+    cJSON *root = cJSON_CreateObject(), *clips = cJSON_AddArrayToObject(root, "clips");
+    cJSON_AddStringToObject(root, "file", file);
+    cJSON_AddNumberToObject(root, "tail_joints", tail_joints);
+    if (!json) {
+        printf("%s: %u tail joints%s\n", file, tail_joints,
+               tail_joints ? "" : " (no joint name contains \"tail\": body edges only)");
+        printf("  %-10s %10s %6s %6s %6s %8s\n", "edges", "samples", "p95", "p99", "max", "torn");
+    }
+    int code = CLI_EXIT_OK;
+    sinew_stretch_options opt = {(uint32_t)samples};
+    for (uint32_t c = 0; tail && c < model->clip_count; c++) {
+        if (only >= 0 && (int32_t)c != only) continue;
+        sinew_stretch_stats st, sb;
+        if (sinew_metrics_stretch(model, &model->clips[c], &opt, tail, &st, &sb, &err) !=
+            SINEW_OK) {
+            code = cli_report("stretch", &err);
+            break;
+        }
+        if (json) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "name", model->clips[c].name);
+            cJSON_AddItemToObject(o, "tail", stats_json(&st));
+            cJSON_AddItemToObject(o, "body", stats_json(&sb));
+            cJSON_AddItemToArray(clips, o);
+        } else {
+            printf("clip %s (%.2f s, %lu moments)\n", model->clips[c].name,
+                   (double)model->clips[c].duration, samples);
+            if (tail_joints) print_row("tail", &st);
+            print_row("body", &sb);
+        }
+    }
+    if (!tail) code = CLI_EXIT_INTERNAL;
+    if (json && code == CLI_EXIT_OK) {
+        char *text = cJSON_Print(root);
+        if (text) puts(text);
+        free(text);
+    }
+    cJSON_Delete(root);
+    free(tail);
+    sinew_model_free(model);
+    sinew_document_free(doc);
+    return code;
+}
