@@ -3,5 +3,13 @@
 #define SINEW_COMMANDS_H
 
 int cmd_version(int argc, char **argv);
+int cmd_creature(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_stretch(int argc, char **argv);
+int cmd_bake(int argc, char **argv);
+int cmd_render(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
+int cmd_tail(int argc, char **argv);
 
 #endif

@@ -6,6 +6,14 @@
 #include "commands.h"
 
 static const cli_command commands[] = {
+    {"inspect", "meshes, skeleton, clips, size and warnings of a .glb/.gltf", cmd_inspect},
+    {"bake", "simulate the Tail_* chain over every clip and write keys (seed 000)", cmd_bake},
+    {"render", "draw a skinned pose (or several side by side) to a PNG", cmd_render},
+    {"stretch", "edge stretch of tail and body skin over clips (seed 000)", cmd_stretch},
+    {"tail", "find a tail the rigger missed and give it a bone chain (seed 000)", cmd_tail},
+    {"convert", "load, validate and rewrite a .glb/.gltf (the io round trip)", cmd_convert},
+    {"solve", "re-solve a clip onto another rig by fitting the skinned surface (seed 004)", cmd_solve},
+    {"creature", "write a procedural test character and its ground truth", cmd_creature},
     {"version", "print the version", cmd_version},
 };
 static const size_t command_count = sizeof commands / sizeof commands[0];

@@ -1,0 +1,227 @@
+/* sinew dyn: the spring-chain runtime that swings tail bones, its floor contact, and the
+ * body-grounding measures that keep tail skin from lifting the pelvis (seed 000, "Etapa tres"
+ * and "O que o camundongo nos ensinou").
+ *
+ * Manual
+ * ------
+ * 1. Offline (allocates once): sinew_dyn_rig_create() reads a sinew_model and finds the
+ *    chain Tail_1..Tail_K (+ optional Tail_End) by name, as the seed's createAnimator does,
+ *    or takes the caller's list of node indices. The rig is immutable afterwards: rest
+ *    frames from the inverse bind matrices (never from the loaded pose), the centred rest
+ *    arc with carry and restCurve, per-link frequency, all lengths and accelerations scaled
+ *    to the model's size.
+ * 2. State in caller memory: sinew_dyn_state_bytes() says how much; sinew_dyn_state_init()
+ *    lays a state out in it. A state holds no pointers, so memcpy of those bytes is a
+ *    complete snapshot (the bake saves and compares them to close loops).
+ * 3. Per frame (allocates nothing): fill a sinew_dyn_step_job with the world transforms of
+ *    the animated skeleton at this instant (only the chain's parent, normally Hips, is
+ *    read) and the time since the previous call; sinew_dyn_step_run() advances the state
+ *    and writes the local rotation of every chain joint. It never writes the hips, the feet,
+ *    the model or the input transforms: the caller puts the rotations on the tail nodes.
+ *
+ * Units and scaling. Lengths are in the file's units. The seed's values are for its 1.91 m
+ * fox; sinew scales them with the model: s = reference_size / 1.91, where reference_size is
+ * sinew_model.size.scale (max of height and horizontal length, DESIGN.md). Lengths (rho, the
+ * teleport distance) and accelerations (gravity) are multiplied by s; frequencies, damping
+ * ratio, rates (1/s) and angles are dimensionless in length and kept. The model of size s
+ * then moves exactly like the fox scaled by s, with the same timing.
+ *
+ * Time stepping. The chain advances by a fixed internal step h (max_step, default 1/60 s),
+ * as many per call as the elapsed time holds, at most max_substeps (time beyond that is
+ * dropped, like a hitch). The parent frame of each substep is interpolated (lerp + slerp)
+ * between the previous call's and this one's. Time left over (< h) is covered for the
+ * output by an uncommitted step on scratch copies, so each call reports the chain at its own
+ * instant and 30, 60 and 144 calls per second integrate the same motion. A parent that
+ * jumps farther than the teleport distance in one call puts the chain at rest in the new
+ * place instead of whipping it.
+ *
+ * Frames. The "hips frame" is the chain parent's world rotation times the inverse of its bind
+ * rotation: at bind it equals the world axes, so +X is the lateral axis and +Z forward (glTF
+ * characters face +Z). Carry and curvature rotate about +X (positive raises a tail that
+ * hangs behind a +Z-facing body); the forward plane at the tail root has normal +Z.
+ */
+#ifndef SINEW_DYN_H
+#define SINEW_DYN_H
+
+#include "sinew/base.h"
+#include "sinew/math.h"
+#include "sinew/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SINEW_DYN_REFERENCE_SIZE 1.91f /* seed 000's fox, metres: the size defaults are for */
+#define SINEW_DYN_MAX_JOINTS 64        /* longest chain a rig accepts */
+
+/* Mechanisms a caller can switch off (bits of sinew_dyn_params.disable); zero keeps all on. */
+enum {
+    SINEW_DYN_NO_COUPLING = 1u << 0,      /* bend coupling between neighbours */
+    SINEW_DYN_NO_LIMIT = 1u << 1,         /* elastic bend limit */
+    SINEW_DYN_NO_FLOOR = 1u << 2,         /* floor contact */
+    SINEW_DYN_NO_FORWARD_PLANE = 1u << 3, /* plane through the tail root keeping it behind */
+    SINEW_DYN_NO_GRAVITY = 1u << 4,
+    SINEW_DYN_NO_CARRY = 1u << 5,   /* carry = 0 (curvature still applies) */
+    SINEW_DYN_NO_TELEPORT = 1u << 6 /* never reset on a jump */
+};
+
+/* Spring-chain parameters. A zeroed struct means the seed's defaults; every length or
+ * acceleration is given for the 1.91 m reference fox and scaled to the model (see top). */
+typedef struct sinew_dyn_params {
+    float frequency_root;  /* Hz, the root link's spring; default: 0.9 Hz */
+    float frequency_tip;   /* Hz, the last link's, linear in between; default: frequency_root/2 */
+    float damping_ratio;   /* zeta, dimensionless; default: 0.65 */
+    float gravity;         /* m/s^2 at reference size, downward -Y; default: 1.0 */
+    float carry;           /* radians, elevation of the whole tail shared among its links as
+                              an arc; default: 50 degrees (0.8727) */
+    float rest_curve;      /* beta in [0, 1]: 0 = centred arc, 1 = the modelled curve; default: 0 */
+    float curvature;       /* radians, total extra curvature C about the lateral axis, added to
+                              carry and shared the same way; default: 0 */
+    float coupling_rate;   /* k, 1/s: alpha = 1 - exp(-k dt); default: 12 /s */
+    float bend_limit;      /* radians, elastic limit of a link's bend past its rest direction;
+                              default: 30 degrees (pi/6) */
+    float floor_height;    /* world units (not scaled), the floor plane y = g0; default: 0 */
+    float floor_clearance; /* rho, m at reference size, centre line kept above the floor;
+                              default: 0.025 */
+    float contact_damping; /* gamma, 1/s, sliding damping while touching; default: 8 /s */
+    float max_step;        /* s, the fixed internal step h; default: 1/60 s */
+    uint32_t max_substeps; /* substeps per call at most; default: 8 */
+    float teleport_distance; /* m at reference size: a parent jump this long in one call
+                                resets the chain at rest; default: 1.0 */
+    float reference_size;    /* the model's size in its units; default: sinew_model.size.scale,
+                                or the skeleton's extent when that is 0 */
+    uint32_t disable;        /* SINEW_DYN_NO_* bits; default: 0 (everything on) */
+} sinew_dyn_params;
+
+/* The chain to simulate, when the caller names it (NULL desc: find Tail_* by name). */
+typedef struct sinew_dyn_chain_desc {
+    const int32_t *nodes; /* node indices root to tip; each one's parent is the previous
+                             (the first one's parent is the animated attachment, e.g. Hips) */
+    uint32_t node_count;  /* 1 .. SINEW_DYN_MAX_JOINTS */
+    int32_t end_node;     /* the tip helper (Tail_End) child of the last node, or -1: then
+                             the last link continues its incoming tangent in its own frame */
+} sinew_dyn_chain_desc;
+
+typedef struct sinew_dyn_rig sinew_dyn_rig;     /* immutable after creation */
+typedef struct sinew_dyn_state sinew_dyn_state; /* lives in caller memory */
+
+/* Fills `out` with the defaults written on sinew_dyn_params (unscaled). */
+void sinew_dyn_params_default(sinew_dyn_params *out);
+
+/* Builds a rig for `model`'s tail chain. `params` NULL or zeroed means defaults; `desc` NULL
+ * means find nodes named Tail_1, Tail_2, .. (an optional "prefix:" or "prefix|" is ignored)
+ * linked parent to child, plus Tail_End. Rest frames come from the skin's inverse bind
+ * matrices when node and parent are joints (seed 000: the loaded pose is not neutral), else
+ * from sinew_node.rest. Errors: SINEW_ERR_NOT_FOUND (no Tail_* joints), SINEW_ERR_FORMAT
+ * (chain not linked parent to child, zero-length link, parentless root),
+ * SINEW_ERR_ARGUMENT (bad desc or params), SINEW_ERR_INVALID_VALUE (non-finite or singular
+ * bind data), SINEW_ERR_OUT_OF_MEMORY. On failure *out is NULL. The model is only read and
+ * may be freed after this call. */
+sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chain_desc *desc,
+                                  const sinew_dyn_params *params, const sinew_allocator *allocator,
+                                  sinew_dyn_rig **out, sinew_error *err);
+/* Frees a rig (NULL is fine). States made for it become unusable. */
+void sinew_dyn_rig_free(sinew_dyn_rig *rig);
+
+/* Number of simulated links (chain joints), the length of every per-joint buffer below. */
+uint32_t sinew_dyn_rig_joint_count(const sinew_dyn_rig *rig);
+/* Model node index of link i (0 = root), or -1 when out of range. */
+int32_t sinew_dyn_rig_joint_node(const sinew_dyn_rig *rig, uint32_t i);
+/* The animated node the chain hangs from (parent of the root link). */
+int32_t sinew_dyn_rig_parent_node(const sinew_dyn_rig *rig);
+/* Number of model nodes the rig was built for: the length of sinew_dyn_step_job.world. */
+uint32_t sinew_dyn_rig_node_count(const sinew_dyn_rig *rig);
+/* Resolved parameters, after defaults and scaling (lengths in model units). */
+void sinew_dyn_rig_params(const sinew_dyn_rig *rig, sinew_dyn_params *out);
+/* Length of link i in bind space, model units (0 when out of range). */
+float sinew_dyn_rig_link_length(const sinew_dyn_rig *rig, uint32_t i);
+/* Local rest rotation of link i with the centred arc and carry applied: what the chain
+ * holds when nothing moves and gravity is off. Identity when out of range. */
+sinew_quat sinew_dyn_rig_rest_rotation(const sinew_dyn_rig *rig, uint32_t i);
+
+/* ---- state (caller memory; no pointers inside, so memcpy copies it) ---- */
+
+/* Bytes a state for `rig` needs; the memory must be aligned to 8 bytes. */
+size_t sinew_dyn_state_bytes(const sinew_dyn_rig *rig);
+/* Lays out a fresh state in `memory` (`bytes` at least sinew_dyn_state_bytes). The state
+ * starts "unplaced": the first step puts the chain at rest in the given pose. Returns NULL
+ * when memory is NULL, misaligned or too small. */
+sinew_dyn_state *sinew_dyn_state_init(const sinew_dyn_rig *rig, void *memory, size_t bytes);
+/* Marks the state unplaced: the next step puts the chain at rest (zero velocity) in its
+ * pose, as after a teleport. Use it when a clip starts or the character is placed. */
+void sinew_dyn_state_reset(sinew_dyn_state *state);
+/* 1 when the chain has been placed (stepped at least once since init or reset). */
+int sinew_dyn_state_placed(const sinew_dyn_state *state);
+/* Copies the tip particles' world positions and velocities (model units, units/s) into
+ * caller arrays of joint_count entries; either may be NULL. */
+void sinew_dyn_state_get(const sinew_dyn_state *state, sinew_vec3 *positions,
+                         sinew_vec3 *velocities);
+/* Overwrites the particles (joint_count entries each, both required) and marks the state
+ * placed. Bends used for coupling are left as they were. Returns SINEW_ERR_INVALID_VALUE
+ * (and changes nothing) when a value is not finite. */
+sinew_result sinew_dyn_state_set(sinew_dyn_state *state, const sinew_vec3 *positions,
+                                 const sinew_vec3 *velocities, sinew_error *err);
+/* Largest particle distance (model units) and velocity difference (units/s) between two
+ * states of one rig; what the bake compares to decide that a loop has closed. */
+void sinew_dyn_state_difference(const sinew_dyn_state *a, const sinew_dyn_state *b,
+                                float *max_position, float *max_velocity);
+
+/* ---- the step job ---- */
+
+typedef struct sinew_dyn_step_job {
+    const sinew_dyn_rig *rig;
+    sinew_dyn_state *state;      /* in/out, made for `rig` */
+    const sinew_mat4 *world;     /* node_count world transforms at this instant; only the
+                                    chain parent's is read (tail entries are ignored) */
+    uint32_t world_count;        /* must be >= sinew_dyn_rig_node_count */
+    float dt;                    /* s since the previous call, >= 0 (0: constraints only) */
+    sinew_quat *local_rotations; /* out: joint_count local rotations of the chain joints */
+    /* Optional floor override for this call, NULL: the params' floor. A movable floor is a
+     * height per call; set enabled 0 to switch contact off. */
+    const struct sinew_dyn_floor *floor;
+} sinew_dyn_step_job;
+
+typedef struct sinew_dyn_floor {
+    int enabled;  /* 1: contact on */
+    float height; /* world y of the plane, model units */
+} sinew_dyn_floor;
+
+/* Checks a job without running it: SINEW_ERR_ARGUMENT for missing pointers, a state of
+ * another size, too few world transforms, or dt negative or not finite;
+ * SINEW_ERR_INVALID_VALUE when the parent's world transform is not finite or singular. */
+sinew_result sinew_dyn_step_validate(const sinew_dyn_step_job *job, sinew_error *err);
+/* Validates, then advances the state by dt and writes the chain's local rotations. Never
+ * allocates and never writes anything but job->state and job->local_rotations; on error
+ * neither is changed. */
+sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err);
+
+/* ---- body grounding (seed 000, "A cauda pode tocar o chao; ela nao pode levantar o
+ * camundongo"). Vertex sets are byte masks of vertex_count entries (nonzero = member); a
+ * NULL mask is the empty set, a NULL support mask is every vertex. ---- */
+
+/* Tail-dominated mask: mask[v] = 1 when the skin weight of v on the rig's chain joints is
+ * larger than its weight on all other joints together (ties go to the body). Works on the
+ * model's mesh; `mask` holds mesh.vertex_count bytes. */
+void sinew_dyn_tail_mask(const sinew_model *model, const sinew_dyn_rig *rig, uint8_t *mask);
+
+/* Reference floor f_body = min over v in S \ T of y_v at calibration (bind or first pose).
+ * Returns +INFINITY when S \ T is empty. */
+float sinew_dyn_ground_reference(const sinew_vec3 *positions, uint32_t vertex_count,
+                                 const uint8_t *support, const uint8_t *tail);
+/* Clearance c(t) = min over v in S \ (T u E) of y_v(t) - f_body; E is the skin the limbs'
+ * contact solvers own. +INFINITY when the set is empty. */
+float sinew_dyn_ground_clearance(const sinew_vec3 *positions, uint32_t vertex_count,
+                                 const uint8_t *support, const uint8_t *tail,
+                                 const uint8_t *limb_contact, float reference);
+/* Raw lift L_raw = max(0, a - c), `allowance` a <= 0 the tolerated depth below the reference
+ * floor. The lift the pelvis would ask for before smoothing; 0 for an empty set. */
+float sinew_dyn_ground_lift(float allowance, float clearance);
+/* Viewer floor placement: the lowest y of skin that is not tail-dominated (the camera may
+ * still frame all of it). +INFINITY when every vertex is tail. */
+float sinew_dyn_floor_placement(const sinew_vec3 *positions, uint32_t vertex_count,
+                                const uint8_t *tail);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,216 @@
+/* sinew solve: re-solve an artist's clip onto another rig of the same creature by fitting the
+ * skinned surface (seed 004, "Resolva a superficie, nao o esqueleto"; the transform half of
+ * SSDR, Le and Deng 2012, with the per-frame moments of Dem Bones).
+ *
+ * Pipeline for one clip:
+ *   1. frames: the clip's key times (or a fixed rate), sinew_solve_frame_times;
+ *   2. correspondence: each target-rig vertex's nearest source vertex in the two bind-space
+ *      (rest) meshes, sinew_solve_correspond (identity when they are the same mesh; refused
+ *      when the mean nearest distance is above 2% of the diagonal);
+ *   3. targets: the source rig skinned at every frame; a target vertex follows the blended
+ *      skinning matrix of its nearest source vertex, applied to its own bind position
+ *      (exact for the same mesh, and exact at rest for any mesh), sinew_solve_targets;
+ *   4. solve: per frame, the unknowns are the target rig's skinning matrices M_j =
+ *      world_j * IBM_j (rigid). Each bone in turn gets the weighted rigid fit (Horn's
+ *      quaternion method, top eigenvector of the 4x4 matrix by cyclic Jacobi) to what the
+ *      other bones leave unexplained; sweeps repeat until the RMS error or its progress per
+ *      sweep is small against the model diagonal; each frame starts from the previous one.
+ *      The per-vertex sums are precomputed as moments (uuT once per rig, vuT once per frame),
+ *      so a sweep costs nothing per vertex. sinew_solver_*;
+ *   5. output: local TRS of the target rig's nodes, local_j = inv(world_parent) M_j W0_j,
+ *      written as an animation (sinew_solve_write_clip).
+ *
+ * Transfer quality (seed 004): Q = 1 - sum ||x_solved - x_target|| / sum ||x_target - x_bind||
+ * over every frame and target vertex, i.e. the share of the surface's motion away from the
+ * bind pose that the rig reproduces (1 = perfect, 0 = no better than standing still, can be
+ * negative). x_solved is the target rig re-skinned from the written local tracks; x_bind is
+ * the rig skinned in its rest pose (the stored bind positions, unless an armature node scales
+ * the whole rig, as FBX exports do). Errors are also reported per vertex as a fraction of the
+ * box diagonal of those rest positions.
+ *
+ * Scale: each M_j is solved as rotation x sigma_j + translation, with sigma_j the uniform
+ * scale M_j has in the rest pose (1 for most files; 100 under a centimetre armature). Clips
+ * that animate scale cannot be reproduced exactly.
+ *
+ * Rotation-only variant: every joint with a joint ancestor keeps its rest local translation
+ * (and scale), so bone lengths are exact; only local rotations are solved, parent before
+ * child, each about its joint pivot. Root joints (no joint ancestor) stay free rigid bodies:
+ * the body must still travel.
+ */
+#ifndef SINEW_SOLVE_H
+#define SINEW_SOLVE_H
+
+#include "sinew/base.h"
+#include "sinew/math.h"
+#include "sinew/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Mean nearest distance (fraction of the target diagonal) above which two meshes are not
+ * the same creature in the same bind space, and sinew_solve_correspond refuses. */
+#define SINEW_SOLVE_MAX_MEAN_NEAREST 0.02f
+/* Heatmap: errors at or above this fraction of the diagonal are full red (seed 004). */
+#define SINEW_SOLVE_HEAT_RED 0.03f
+
+typedef struct sinew_solve_options {
+    uint32_t max_sweeps;      /* bone sweeps per frame; default: 100 (the first frame 4x) */
+    float progress_tolerance; /* stop when a sweep lowers the RMS error by less than this
+                                 fraction of the diagonal; default: 1e-9 */
+    float error_tolerance;    /* stop when the RMS error is below this fraction of the
+                                 diagonal; default: 1e-6 */
+    int rotation_only;        /* 1: keep rest joint translations (bone lengths); default 0 */
+    uint32_t max_vertices;    /* constraints subsampled evenly to at most this many target
+                                 vertices (quality is still measured on all); default: 0 = all */
+    float frame_rate;         /* frames per second; default: 0 = the clip's own key times */
+} sinew_solve_options;
+
+/* ---- correspondence ---- */
+
+typedef struct sinew_correspondence_stats {
+    float mean_distance; /* mean nearest distance, model units (bind space) */
+    float max_distance;  /* largest nearest distance, model units */
+    float diagonal;      /* the target's bind-space box diagonal, model units */
+    int identity;        /* 1 when the meshes are the same vertex for vertex */
+} sinew_correspondence_stats;
+
+/* For every vertex of `target`'s mesh, the index of the nearest vertex of `source`'s mesh in
+ * bind space (uniform grid, exact nearest). `nearest` holds target->mesh.vertex_count
+ * entries. Returns SINEW_ERR_INVALID_VALUE, naming both distances, when the mean nearest
+ * distance is above SINEW_SOLVE_MAX_MEAN_NEAREST of the target diagonal (the meshes do not
+ * overlap: different creatures, or not aligned), SINEW_ERR_ARGUMENT for an empty mesh.
+ * Allocates scratch through `allocator` (NULL: malloc). `stats` may be NULL. */
+sinew_result sinew_solve_correspond(const sinew_model *source, const sinew_model *target,
+                                    const sinew_allocator *allocator, uint32_t *nearest,
+                                    sinew_correspondence_stats *stats, sinew_error *err);
+
+/* ---- frames and targets ---- */
+
+/* The frame times for `clip`: with frame_rate 0 the sorted union of its key times (keys
+ * closer than 1e-4 s merged), else 0, 1/rate, ... up to and including the duration. Writes
+ * at most `capacity` times when `times` is not NULL; returns the full count (query with
+ * times = NULL). A clip without keys has one frame at 0. */
+uint32_t sinew_solve_frame_times(const sinew_clip *clip, float frame_rate, float *times,
+                                 uint32_t capacity);
+
+/* Skins `source` with `clip` at each of `frame_count` times and maps the surface onto the
+ * target mesh through `nearest` (from sinew_solve_correspond): out[f * V + i] for target
+ * vertex i of V = target->mesh.vertex_count. With target == source and nearest == NULL the
+ * targets are the source's own skinned positions (the control run). Allocates scratch. */
+sinew_result sinew_solve_targets(const sinew_model *source, const sinew_clip *clip,
+                                 const float *times, uint32_t frame_count,
+                                 const sinew_model *target, const uint32_t *nearest,
+                                 const sinew_allocator *allocator, sinew_vec3 *out,
+                                 sinew_error *err);
+
+/* ---- the per-frame solver ---- */
+
+typedef struct sinew_solver sinew_solver; /* opaque: the rig, its moments, the warm start */
+
+typedef struct sinew_solve_frame_stats {
+    uint32_t sweeps;  /* bone sweeps this frame took */
+    double rms_error; /* RMS distance over the constraint vertices after the solve, model
+                         units, from the moments (so it costs nothing per vertex) */
+} sinew_solve_frame_stats;
+
+/* Builds a solver for `rig` (the target rig): the constraint vertex subset, the bone pairs
+ * sharing vertices and their moments uuT_jk = sum_i w_ij w_ik u~ u~^T (double). Allocates
+ * through `allocator` (NULL: malloc); later calls do not allocate. Fails with
+ * SINEW_ERR_ARGUMENT when the rig has no mesh or no joints. */
+sinew_result sinew_solver_create(const sinew_model *rig, const sinew_solve_options *options,
+                                 const sinew_allocator *allocator, sinew_solver **out,
+                                 sinew_error *err);
+void sinew_solver_free(sinew_solver *solver);
+
+/* Forgets the warm start: the next frame starts from an independent per-bone fit. */
+void sinew_solver_reset(sinew_solver *solver);
+
+/* Solves one frame: `targets` holds rig->mesh.vertex_count world positions (only the
+ * constraint subset is read). Writes the rig's skinning matrices (joint_count, rigid, or
+ * parent-derived for joints without weight) to `skin_matrices`, and keeps them as the warm
+ * start for the next call. Never allocates. `stats` may be NULL. Returns
+ * SINEW_ERR_INVALID_VALUE when a target is not finite. */
+sinew_result sinew_solver_frame(sinew_solver *solver, const sinew_vec3 *targets,
+                                sinew_mat4 *skin_matrices, sinew_solve_frame_stats *stats,
+                                sinew_error *err);
+
+/* ---- output and quality ---- */
+
+/* The rig's local node transforms that reproduce `skin_matrices`: joints get
+ * local_j = decompose(inv(world_parent) M_j W0_j); other nodes keep the file's TRS.
+ * `world` is caller scratch of node_count matrices (filled with the resulting world pose).
+ * Allocation-free. */
+void sinew_solve_local_pose(const sinew_model *rig, const sinew_mat4 *skin_matrices,
+                            sinew_transform *pose, sinew_mat4 *world);
+
+typedef struct sinew_solve_quality {
+    double moved;          /* sum over frames and vertices of |x_target - x_bind|, model units */
+    double error;          /* sum of |x_solved - x_target|, model units */
+    double q;              /* transfer quality 1 - error / moved (1 when both are 0) */
+    double mean_error;     /* error / samples, fraction of the diagonal */
+    double max_error;      /* worst single vertex in a single frame, fraction of the diagonal */
+    uint64_t samples;      /* frames x vertices summed */
+    uint32_t worst_frame;  /* frame of max_error */
+    uint32_t worst_vertex; /* target vertex of max_error */
+} sinew_solve_quality;
+
+/* Adds another result's sums into `total` (per-clip to overall); recomputes q and means.
+ * worst_* keep the clip-local indices of the worse one. */
+void sinew_solve_quality_merge(sinew_solve_quality *total, const sinew_solve_quality *part);
+
+typedef struct sinew_solve_clip_result {
+    uint32_t frame_count;
+    uint32_t node_count;       /* the rig's */
+    uint32_t joint_count;      /* the rig's */
+    uint32_t vertex_count;     /* the rig's */
+    float *times;              /* frame_count, seconds */
+    sinew_transform *poses;    /* frame_count * node_count local TRS (quaternion signs
+                                  continuous from frame to frame) */
+    sinew_mat4 *skin_matrices; /* frame_count * joint_count: the solved M_j */
+    float *vertex_error;       /* vertex_count: each vertex's worst error over the clip,
+                                  model units */
+    float *frame_error;        /* frame_count: mean vertex error per frame, model units */
+    float *vertex_error_sum;   /* vertex_count: sum over frames of the vertex's error, model
+                                  units (Q of any vertex subset: 1 - sum error / sum moved) */
+    float *vertex_moved_sum;   /* vertex_count: sum over frames of |x_target - x_bind| */
+    sinew_solve_quality quality;
+    double diagonal;         /* the rig's bind-space diagonal, model units */
+    double sweeps_per_frame; /* mean */
+    uint32_t max_sweeps;     /* largest sweep count of any frame */
+    double reskin_mismatch;  /* largest |M_j re-derived from `poses` - solved M_j| over
+                                every frame, joint and vertex, model units (the check that
+                                the written tracks reproduce the solve) */
+    double seconds_targets;  /* not measured by the library: 0; the CLI may fill them */
+    double seconds_solve;
+} sinew_solve_clip_result;
+
+/* Solves `clip` of `source` onto `rig` end to end (frames, targets, solver, local tracks,
+ * quality). `nearest` is from sinew_solve_correspond, or NULL when rig == source (control).
+ * On success fills `out` (free with sinew_solve_clip_result_free); on failure `out` is
+ * zeroed. Allocates through `allocator` (NULL: malloc). */
+sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
+                              const sinew_model *rig, const uint32_t *nearest,
+                              const sinew_solve_options *options, const sinew_allocator *allocator,
+                              sinew_solve_clip_result *out, sinew_error *err);
+void sinew_solve_clip_result_free(sinew_solve_clip_result *result,
+                                  const sinew_allocator *allocator);
+
+/* Writes a solved clip into `doc` (the rig's own document) as the animation `name`: for every
+ * skin joint node, LINEAR translation and rotation tracks at the result's times, and a scale
+ * track when the local scale differs from the node's own by more than 1e-4. An existing
+ * animation of that name is cleared and rewritten only when `replace` is 1; otherwise
+ * SINEW_ERR_ARGUMENT naming it. Needs the io module (document.h). */
+struct sinew_document;
+sinew_result sinew_solve_write_clip(struct sinew_document *doc, const sinew_model *rig,
+                                    const sinew_solve_clip_result *result, const char *name,
+                                    int replace, sinew_error *err);
+
+/* Heatmap colour for an error given as a fraction of the diagonal: blue (0, 0, 1) at 0
+ * through green and yellow to red (1, 0, 0) at SINEW_SOLVE_HEAT_RED and above; alpha 1. */
+void sinew_solve_heat_color(float error_fraction, float rgba[4]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,366 @@
+/* Chain setup from a model (seed 000, "Etapa tres" and "O que o camundongo nos ensinou"):
+ * finds Tail_1..Tail_K (+ Tail_End) as createAnimator does, recovers neutral local frames
+ * from the inverse bind matrices (L0_i = inv(W0_parent) W0_i, never the loaded pose), gives
+ * a terminal link without Tail_End the incoming tangent in its own frame, and bends the rest
+ * targets into the centred arc with carry:
+ *   c   = normalize(0, a0y, a0z)                 (down when that vanishes)
+ *   Q_i = slerp(I, swing(c, a_i), beta)          (beta = restCurve)
+ *   u_i = R_x((carry + C) (i + 1) / N) rot(Q_i, c)
+ *   r_i = rot(A_i^-1, u_i)                       (A_i: the corrected parent frame)
+ * so a 4-link and an 8-link tail rise by the same whole-tail carry. */
+#include "dyn_internal.h"
+#include "dyn_math.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rotation of an affine matrix with its (uniform or not) scale divided out. */
+static sinew_quat rotation_of(const sinew_mat4 *m)
+{
+    sinew_mat4 r = *m;
+    for (int c = 0; c < 3; c++) {
+        float len = sqrtf(r.m[c * 4] * r.m[c * 4] + r.m[c * 4 + 1] * r.m[c * 4 + 1] +
+                          r.m[c * 4 + 2] * r.m[c * 4 + 2]);
+        if (len > 0.0f)
+            for (int k = 0; k < 3; k++)
+                r.m[c * 4 + k] /= len;
+    }
+    return sinew_quat_from_mat4(&r);
+}
+
+/* The base name after an optional "prefix:" or "prefix|" (Mixamo, Blender exports). */
+static const char *base_name(const char *name)
+{
+    const char *b = name;
+    for (const char *c = name; *c; c++)
+        if (*c == ':' || *c == '|') b = c + 1;
+    return b;
+}
+
+/* Tail_<digits> -> number, Tail_End -> 0, anything else -> -1. */
+static long tail_number(const char *name)
+{
+    if (!name) return -1;
+    const char *b = base_name(name);
+    if (strncmp(b, "Tail_", 5) != 0) return -1;
+    b += 5;
+    if (strcmp(b, "End") == 0) return 0;
+    if (*b < '0' || *b > '9') return -1;
+    char *end = NULL;
+    long k = strtol(b, &end, 10);
+    if (*end != 0 || k <= 0 || k > 1000000) return -1;
+    return k;
+}
+
+static const char *node_name(const sinew_model *m, int32_t i)
+{
+    return (i >= 0 && (uint32_t)i < m->node_count && m->nodes[i].name) ? m->nodes[i].name
+                                                                       : "(unnamed)";
+}
+
+static sinew_result find_tail_chain(const sinew_model *m, int32_t *nodes, uint32_t *count,
+                                    int32_t *end_node, sinew_error *err)
+{
+    long numbers[SINEW_DYN_MAX_JOINTS];
+    uint32_t n = 0;
+    *end_node = -1;
+    for (uint32_t i = 0; i < m->node_count; i++) {
+        long k = tail_number(m->nodes[i].name);
+        if (k < 0) continue;
+        if (k == 0) {
+            if (*end_node >= 0)
+                return sinew_error_set(err, SINEW_ERR_FORMAT,
+                                       "two tail end nodes: %s (node %d) and %s (node %u)",
+                                       node_name(m, *end_node), *end_node, m->nodes[i].name, i);
+            *end_node = (int32_t)i;
+            continue;
+        }
+        if (n == SINEW_DYN_MAX_JOINTS)
+            return sinew_error_set(err, SINEW_ERR_UNSUPPORTED, "more than %d Tail_* joints",
+                                   SINEW_DYN_MAX_JOINTS);
+        /* insertion sort by number */
+        uint32_t at = n;
+        while (at > 0 && numbers[at - 1] > k) {
+            numbers[at] = numbers[at - 1];
+            nodes[at] = nodes[at - 1];
+            at--;
+        }
+        if (at > 0 && numbers[at - 1] == k)
+            return sinew_error_set(err, SINEW_ERR_FORMAT, "two nodes named Tail_%ld: %s and %s", k,
+                                   node_name(m, nodes[at - 1]), m->nodes[i].name);
+        numbers[at] = k;
+        nodes[at] = (int32_t)i;
+        n++;
+    }
+    if (n == 0)
+        return sinew_error_set(err, SINEW_ERR_NOT_FOUND,
+                               "no Tail_1..Tail_K joints in the skeleton (%u nodes)",
+                               m->node_count);
+    for (uint32_t j = 1; j < n; j++)
+        if (m->nodes[nodes[j]].parent != nodes[j - 1])
+            return sinew_error_set(err, SINEW_ERR_FORMAT,
+                                   "tail chain broken: the parent of %s is %s, not %s",
+                                   node_name(m, nodes[j]), node_name(m, m->nodes[nodes[j]].parent),
+                                   node_name(m, nodes[j - 1]));
+    if (*end_node >= 0 && m->nodes[*end_node].parent != nodes[n - 1])
+        return sinew_error_set(err, SINEW_ERR_FORMAT, "%s is not a child of the last tail joint %s",
+                               node_name(m, *end_node), node_name(m, nodes[n - 1]));
+    *count = n;
+    return SINEW_OK;
+}
+
+/* Bind-space world transform of every node: inverse(IBM) for joints, else parent's times
+ * the node's rest TRS (nodes are parent-before-child). */
+static sinew_result bind_worlds(const sinew_model *m, sinew_mat4 *w, sinew_error *err)
+{
+    for (uint32_t i = 0; i < m->node_count; i++) {
+        const sinew_node *nd = &m->nodes[i];
+        if (nd->parent >= (int32_t)i)
+            return sinew_error_set(err, SINEW_ERR_FORMAT,
+                                   "node %u (%s): parent %d does not come before it", i,
+                                   node_name(m, (int32_t)i), nd->parent);
+        if (nd->joint >= 0 && (uint32_t)nd->joint < m->skin.joint_count && m->skin.joints) {
+            const sinew_mat4 *ibm = &m->skin.joints[nd->joint].inverse_bind;
+            if (!sinew_mat4_is_finite(ibm) || !sinew_mat4_invert_affine(ibm, &w[i]))
+                return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                                       "joint %s (node %u): inverse bind matrix is not "
+                                       "invertible",
+                                       node_name(m, (int32_t)i), i);
+        } else {
+            sinew_mat4 local = sinew_mat4_from_transform(nd->rest);
+            if (!sinew_mat4_is_finite(&local))
+                return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                                       "node %u (%s): rest transform is not finite", i,
+                                       node_name(m, (int32_t)i));
+            w[i] = nd->parent >= 0 ? sinew_mat4_mul(&w[nd->parent], &local) : local;
+        }
+    }
+    return SINEW_OK;
+}
+
+/* inv(W0_parent) W0_child decomposed. */
+static sinew_result relative(const sinew_model *m, const sinew_mat4 *w, int32_t parent,
+                             int32_t child, sinew_transform *out, sinew_error *err)
+{
+    sinew_mat4 inv;
+    if (!sinew_mat4_invert_affine(&w[parent], &inv))
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                               "node %d (%s): bind transform is singular", parent,
+                               node_name(m, parent));
+    sinew_mat4 l = sinew_mat4_mul(&inv, &w[child]);
+    *out = sinew_mat4_decompose(&l);
+    return SINEW_OK;
+}
+
+static float skeleton_extent(const sinew_model *m, const sinew_mat4 *w)
+{
+    sinew_vec3 lo = {INFINITY, INFINITY, INFINITY}, hi = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < m->node_count; i++) {
+        sinew_vec3 p = sinew_mat4_translation(&w[i]);
+        lo = sinew_vec3_make(fminf(lo.x, p.x), fminf(lo.y, p.y), fminf(lo.z, p.z));
+        hi = sinew_vec3_make(fmaxf(hi.x, p.x), fmaxf(hi.y, p.y), fmaxf(hi.z, p.z));
+    }
+    float e = fmaxf(hi.y - lo.y, fmaxf(hi.x - lo.x, hi.z - lo.z));
+    return isfinite(e) ? e : 0.0f;
+}
+
+sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chain_desc *desc,
+                                  const sinew_dyn_params *params, const sinew_allocator *allocator,
+                                  sinew_dyn_rig **out, sinew_error *err)
+{
+    if (!out) return sinew_error_set(err, SINEW_ERR_ARGUMENT, "dyn rig: out is NULL");
+    *out = NULL;
+    if (!model || !model->nodes || model->node_count == 0)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "dyn rig: the model has no skeleton");
+
+    int32_t nodes[SINEW_DYN_MAX_JOINTS];
+    uint32_t n = 0;
+    int32_t end_node = -1;
+    sinew_result r;
+    if (desc) {
+        if (!desc->nodes || desc->node_count == 0 || desc->node_count > SINEW_DYN_MAX_JOINTS)
+            return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                                   "dyn rig: the chain needs 1..%d nodes (got %u)",
+                                   SINEW_DYN_MAX_JOINTS, desc->node_count);
+        n = desc->node_count;
+        for (uint32_t j = 0; j < n; j++) {
+            int32_t k = desc->nodes[j];
+            if (k < 0 || (uint32_t)k >= model->node_count)
+                return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                                       "dyn rig: chain node %u is %d, outside 0..%u", j, k,
+                                       model->node_count - 1);
+            if (j > 0 && model->nodes[k].parent != nodes[j - 1])
+                return sinew_error_set(err, SINEW_ERR_FORMAT, "dyn rig: the parent of %s is not %s",
+                                       node_name(model, k), node_name(model, nodes[j - 1]));
+            nodes[j] = k;
+        }
+        end_node = desc->end_node;
+        if (end_node >= 0 && ((uint32_t)end_node >= model->node_count ||
+                              model->nodes[end_node].parent != nodes[n - 1]))
+            return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                                   "dyn rig: end node %d is not a child of %s", end_node,
+                                   node_name(model, nodes[n - 1]));
+        if (end_node < -1) end_node = -1;
+    } else {
+        r = find_tail_chain(model, nodes, &n, &end_node, err);
+        if (r != SINEW_OK) return r;
+    }
+    int32_t parent = model->nodes[nodes[0]].parent;
+    if (parent < 0)
+        return sinew_error_set(err, SINEW_ERR_FORMAT,
+                               "dyn rig: the chain root %s has no parent to hang from",
+                               node_name(model, nodes[0]));
+
+    sinew_mat4 *w = sinew_alloc(allocator, model->node_count, sizeof *w);
+    sinew_dyn_rig *rig = sinew_alloc(allocator, 1, sizeof *rig);
+    if (!w || !rig) {
+        sinew_free(allocator, w);
+        sinew_free(allocator, rig);
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "dyn rig: out of memory");
+    }
+    if (allocator) rig->allocator = *allocator;
+    r = bind_worlds(model, w, err);
+    if (r != SINEW_OK) goto fail;
+
+    float extent = model->size.scale > 0.0f && isfinite(model->size.scale)
+                       ? model->size.scale
+                       : skeleton_extent(model, w);
+    r = dyn_params_resolve(params, extent, &rig->params, &rig->size_factor, err);
+    if (r != SINEW_OK) goto fail;
+    const sinew_dyn_params *p = &rig->params;
+
+    rig->joint_count = n;
+    rig->node_count = model->node_count;
+    rig->parent_node = parent;
+    rig->end_node = end_node;
+    memcpy(rig->nodes, nodes, n * sizeof nodes[0]);
+    sinew_quat parent_bind = rotation_of(&w[parent]);
+    rig->parent_bind_inv = sinew_quat_conjugate(parent_bind);
+    rig->cos_half_limit = (float)dyn_cos(0.5 * (double)p->bend_limit);
+    rig->sin_half_limit = (float)dyn_sin(0.5 * (double)p->bend_limit);
+
+    /* Neutral local frames and tip offsets. */
+    sinew_transform local[SINEW_DYN_MAX_JOINTS];
+    sinew_vec3 tip[SINEW_DYN_MAX_JOINTS];    /* tip offset in the joint's own frame */
+    sinew_vec3 artist[SINEW_DYN_MAX_JOINTS]; /* a_i: bind direction, world = hips frame */
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t pn = i == 0 ? parent : nodes[i - 1];
+        r = relative(model, w, pn, nodes[i], &local[i], err);
+        if (r != SINEW_OK) goto fail;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (i + 1 < n) {
+            tip[i] = local[i + 1].translation;
+        } else if (end_node >= 0) {
+            sinew_transform e;
+            r = relative(model, w, nodes[i], end_node, &e, err);
+            if (r != SINEW_OK) goto fail;
+            tip[i] = e.translation;
+        } else {
+            /* No Tail_End: continue the incoming tangent, expressed in the last joint's
+             * own frame (seed 000: copying the parent-frame vector is wrong once the
+             * terminal joint is rotated). */
+            int32_t pn = i == 0 ? parent : nodes[i - 1];
+            sinew_vec3 incoming = sinew_vec3_sub(sinew_mat4_translation(&w[nodes[i]]),
+                                                 sinew_mat4_translation(&w[pn]));
+            sinew_mat4 inv;
+            if (!sinew_mat4_invert_affine(&w[nodes[i]], &inv)) {
+                r = sinew_error_set(err, SINEW_ERR_INVALID_VALUE, "dyn rig: %s is singular",
+                                    node_name(model, nodes[i]));
+                goto fail;
+            }
+            tip[i] = sinew_mat4_transform_dir(&inv, incoming);
+        }
+        float len = sinew_vec3_length(tip[i]);
+        sinew_vec3 world_tip = sinew_mat4_transform_dir(&w[nodes[i]], tip[i]);
+        float wlen = sinew_vec3_length(world_tip);
+        if (!(len > 1e-6f * fmaxf(extent, 1e-6f)) || !(wlen > 0.0f) || !isfinite(wlen)) {
+            r = sinew_error_set(err, SINEW_ERR_FORMAT,
+                                "dyn rig: tail link %s has zero length in bind space",
+                                node_name(model, nodes[i]));
+            goto fail;
+        }
+        rig->links[i].head = local[i].translation;
+        rig->links[i].own_scale = local[i].scale.x;
+        rig->links[i].dir = sinew_vec3_scale(tip[i], 1.0f / len);
+        rig->links[i].length = len;
+        rig->bind_length[i] = wlen;
+        artist[i] = sinew_vec3_scale(world_tip, 1.0f / wlen);
+        float f = n > 1 ? p->frequency_root +
+                              (p->frequency_tip - p->frequency_root) * (float)i / (float)(n - 1)
+                        : p->frequency_root;
+        float omega = 2.0f * (float)SINEW_PI * f;
+        rig->links[i].omega = omega;
+        rig->links[i].omega2 = omega * omega;
+        rig->links[i].two_zeta_omega = 2.0f * p->damping_ratio * omega;
+    }
+
+    /* The centred rest arc, built in the hips frame (= world axes at bind). */
+    sinew_vec3 c = sinew_vec3_normalize_or(sinew_vec3_make(0.0f, artist[0].y, artist[0].z),
+                                           sinew_vec3_make(0.0f, -1.0f, 0.0f));
+    sinew_quat frame = parent_bind; /* A_i, the corrected parent's bind rotation */
+    float total = p->carry + p->curvature;
+    for (uint32_t i = 0; i < n; i++) {
+        sinew_quat qi =
+            dyn_slerp(sinew_quat_identity(), sinew_quat_swing(c, artist[i]), p->rest_curve);
+        float angle = total * (float)(i + 1) / (float)n;
+        sinew_quat rx = dyn_axis_angle(sinew_vec3_make(1, 0, 0), angle);
+        sinew_vec3 u = sinew_quat_rotate(rx, sinew_quat_rotate(qi, c));
+        sinew_quat uncorrected = sinew_quat_normalize(sinew_quat_mul(frame, local[i].rotation));
+        sinew_vec3 cur = sinew_quat_rotate(uncorrected, rig->links[i].dir);
+        sinew_quat fix = sinew_quat_swing(sinew_vec3_normalize_or(cur, u), u);
+        sinew_quat g = sinew_quat_normalize(sinew_quat_mul(fix, uncorrected));
+        rig->links[i].rest = sinew_quat_normalize(sinew_quat_mul(sinew_quat_conjugate(frame), g));
+        frame = g;
+    }
+    sinew_free(allocator, w);
+    *out = rig;
+    return SINEW_OK;
+fail:
+    sinew_free(allocator, w);
+    sinew_free(allocator, rig);
+    return r;
+}
+
+void sinew_dyn_rig_free(sinew_dyn_rig *rig)
+{
+    if (!rig) return;
+    sinew_allocator a = rig->allocator;
+    sinew_free(&a, rig);
+}
+
+uint32_t sinew_dyn_rig_joint_count(const sinew_dyn_rig *rig)
+{
+    return rig ? rig->joint_count : 0;
+}
+
+int32_t sinew_dyn_rig_joint_node(const sinew_dyn_rig *rig, uint32_t i)
+{
+    return rig && i < rig->joint_count ? rig->nodes[i] : -1;
+}
+
+int32_t sinew_dyn_rig_parent_node(const sinew_dyn_rig *rig)
+{
+    return rig ? rig->parent_node : -1;
+}
+
+uint32_t sinew_dyn_rig_node_count(const sinew_dyn_rig *rig)
+{
+    return rig ? rig->node_count : 0;
+}
+
+void sinew_dyn_rig_params(const sinew_dyn_rig *rig, sinew_dyn_params *out)
+{
+    if (rig && out) *out = rig->params;
+}
+
+float sinew_dyn_rig_link_length(const sinew_dyn_rig *rig, uint32_t i)
+{
+    return rig && i < rig->joint_count ? rig->bind_length[i] : 0.0f;
+}
+
+sinew_quat sinew_dyn_rig_rest_rotation(const sinew_dyn_rig *rig, uint32_t i)
+{
+    return rig && i < rig->joint_count ? rig->links[i].rest : sinew_quat_identity();
+}

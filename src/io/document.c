@@ -1,0 +1,188 @@
+/* Loading, freeing and the warning list of a sinew_document. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "io/internal.h"
+
+char *io_strdup(const sinew_allocator *a, const char *s)
+{
+    size_t n = strlen(s);
+    char *d = sinew_alloc(a, n + 1, 1);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
+void io_warn(sinew_document *doc, const char *fmt, ...)
+{
+    if (doc->warning_count >= IO_MAX_WARNINGS) return;
+    char text[SINEW_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    for (uint32_t i = 0; i < doc->warning_count; i++)
+        if (!strcmp(doc->warnings[i], text)) return; /* one of each */
+    char **grown = sinew_realloc(&doc->alloc, doc->warnings, doc->warning_count,
+                                 doc->warning_count + 1, sizeof *grown);
+    if (!grown) return;
+    doc->warnings = grown;
+    char *copy = io_strdup(&doc->alloc, text);
+    if (!copy) return;
+    doc->warnings[doc->warning_count++] = copy;
+}
+
+sinew_document *io_document_new(const sinew_allocator *a, const char *name)
+{
+    sinew_allocator alloc = {0};
+    if (a) alloc = *a;
+    sinew_document *doc = sinew_alloc(&alloc, 1, sizeof *doc);
+    if (!doc) return NULL;
+    doc->alloc = alloc;
+    doc->edit_buffer = -1;
+    doc->name = io_strdup(&alloc, name);
+    if (!doc->name) {
+        sinew_free(&alloc, doc);
+        return NULL;
+    }
+    return doc;
+}
+
+int32_t io_buffer_add(sinew_document *doc)
+{
+    io_buffer *grown = sinew_realloc(&doc->alloc, doc->buffers, doc->buffer_count,
+                                     doc->buffer_count + 1, sizeof *grown);
+    if (!grown) return -1;
+    doc->buffers = grown;
+    return (int32_t)doc->buffer_count++;
+}
+
+void sinew_document_free(sinew_document *doc)
+{
+    if (!doc) return;
+    sinew_allocator alloc = doc->alloc;
+    for (uint32_t i = 0; i < doc->buffer_count; i++)
+        sinew_free(&alloc, doc->buffers[i].data);
+    sinew_free(&alloc, doc->buffers);
+    for (uint32_t i = 0; i < doc->warning_count; i++)
+        sinew_free(&alloc, doc->warnings[i]);
+    sinew_free(&alloc, doc->warnings);
+    cJSON_Delete(doc->root);
+    sinew_free(&alloc, doc->name);
+    sinew_free(&alloc, doc);
+}
+
+uint32_t sinew_document_warning_count(const sinew_document *doc)
+{
+    return doc ? doc->warning_count : 0;
+}
+
+const char *sinew_document_warning(const sinew_document *doc, uint32_t index)
+{
+    return doc && index < doc->warning_count ? doc->warnings[index] : "";
+}
+
+static sinew_result load_bytes(const uint8_t *data, size_t size, const sinew_load_options *opt,
+                               const char *name, const char *base_dir, sinew_document **out,
+                               sinew_error *err)
+{
+    *out = NULL;
+    sinew_document *doc = io_document_new(opt ? opt->allocator : NULL, name);
+    if (!doc) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+    const uint8_t *json = data, *bin = NULL;
+    size_t json_size = size, bin_size = 0;
+    int has_bin = 0;
+    sinew_result r = SINEW_OK;
+    if (io_is_glb(data, size)) {
+        r = io_glb_split(doc, data, size, &json, &json_size, &bin, &bin_size, &has_bin, err);
+    } else {
+        size_t i = 0;
+        if (size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF) i = 3; /* BOM */
+        while (i < size &&
+               (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t'))
+            i++;
+        if (i >= size || data[i] != '{')
+            r = sinew_error_set(err, SINEW_ERR_FORMAT,
+                                "%s: neither a GLB (magic \"glTF\") nor glTF JSON text", name);
+        json = data + i;
+        json_size = size - i;
+    }
+    if (!r) {
+        const char *end = NULL;
+        doc->root = cJSON_ParseWithLengthOpts((const char *)json, json_size, &end, 0);
+        if (!doc->root)
+            r = sinew_error_set(err, SINEW_ERR_FORMAT, "%s: invalid JSON near byte %ld", name,
+                                end ? (long)(end - (const char *)json) : 0L);
+        else if (!cJSON_IsObject(doc->root))
+            r = sinew_error_set(err, SINEW_ERR_FORMAT, "%s: the JSON root is not an object", name);
+    }
+    if (!r) r = io_validate_top(doc, err); /* asset, required extensions, array shapes */
+    if (!r) r = io_load_buffers(doc, bin, bin_size, has_bin, base_dir, err);
+    if (!r) r = io_validate(doc, err); /* everything the model view and writer read */
+    if (r) {
+        sinew_document_free(doc);
+        return r;
+    }
+    *out = doc;
+    return SINEW_OK;
+}
+
+sinew_result sinew_document_load_memory(const void *data, size_t size,
+                                        const sinew_load_options *options, sinew_document **out,
+                                        sinew_error *err)
+{
+    if (out) *out = NULL;
+    if (!out || (!data && size))
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_load_memory: NULL");
+    const char *name = options && options->display_name ? options->display_name : "<memory>";
+    return load_bytes(data, size, options, name, options ? options->base_dir : NULL, out, err);
+}
+
+sinew_result sinew_document_load_file(const char *path, const sinew_load_options *options,
+                                      sinew_document **out, sinew_error *err)
+{
+    if (out) *out = NULL;
+    if (!path || !out)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_load_file: NULL");
+    const char *name = options && options->display_name ? options->display_name : path;
+    sinew_document tmp = {0};
+    if (options && options->allocator) tmp.alloc = *options->allocator;
+    tmp.name = (char *)name;
+    uint8_t *data;
+    size_t size;
+    sinew_result r = io_read_file(&tmp, path, "file", &data, &size, err);
+    if (r) return r;
+    char dir[4096];
+    const char *base = options ? options->base_dir : NULL;
+    if (!base) {
+        const char *slash = strrchr(path, '/');
+        if (!slash) {
+            snprintf(dir, sizeof dir, ".");
+        } else if (slash == path) {
+            snprintf(dir, sizeof dir, "/");
+        } else {
+            snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+        }
+        base = dir;
+    }
+    r = load_bytes(data, size, options, name, base, out, err);
+    sinew_free(&tmp.alloc, data);
+    return r;
+}
+
+uint32_t sinew_document_node_count(const sinew_document *doc)
+{
+    return doc ? io_count(doc->root, "nodes") : 0;
+}
+
+uint32_t sinew_document_animation_count(const sinew_document *doc)
+{
+    return doc ? io_count(doc->root, "animations") : 0;
+}
+
+const char *sinew_document_animation_name(const sinew_document *doc, uint32_t index)
+{
+    const cJSON *a = doc ? io_item(doc->root, "animations", index) : NULL;
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(a, "name");
+    return cJSON_IsString(n) ? n->valuestring : "";
+}

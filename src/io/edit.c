@@ -1,0 +1,466 @@
+/* Document edits. Each appends (nodes, accessors, buffer data, channels) or replaces exactly
+ * what it changes; accessors are never modified in place, so a primitive sharing an old
+ * accessor keeps it. New data goes to one "edit buffer" that the writer repacks. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "io/internal.h"
+
+static cJSON *root_array(cJSON *root, const char *key)
+{
+    cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
+    if (!cJSON_IsArray(a)) {
+        a = cJSON_CreateArray();
+        io_set(root, key, a);
+    }
+    return a;
+}
+
+/* Appends `size` bytes (4-byte aligned) to the edit buffer; returns the offset or -1. */
+static int64_t append_bytes(sinew_document *doc, const void *data, size_t size)
+{
+    if (doc->edit_buffer < 0) {
+        int32_t b = io_buffer_add(doc);
+        if (b < 0) return -1;
+        doc->buffers[b] = (io_buffer){NULL, 0, 0};
+        cJSON *entry = cJSON_CreateObject();
+        cJSON_AddNumberToObject(entry, "byteLength", 0);
+        cJSON_AddItemToArray(root_array(doc->root, "buffers"), entry);
+        doc->edit_buffer = b;
+    }
+    io_buffer *buf = &doc->buffers[doc->edit_buffer];
+    size_t off = (buf->size + 3) & ~(size_t)3;
+    if (off + size > buf->capacity) {
+        size_t cap = buf->capacity ? buf->capacity : 4096;
+        while (cap < off + size)
+            cap *= 2;
+        uint8_t *grown = sinew_realloc(&doc->alloc, buf->data, buf->capacity, cap, 1);
+        if (!grown) return -1;
+        buf->data = grown;
+        buf->capacity = cap;
+    }
+    memset(buf->data + buf->size, 0, off - buf->size);
+    memcpy(buf->data + off, data, size);
+    buf->size = off + size;
+    io_set(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc->root, "buffers"),
+                              doc->edit_buffer),
+           "byteLength", cJSON_CreateNumber((double)buf->size));
+    return (int64_t)off;
+}
+
+int32_t io_add_accessor(sinew_document *doc, const void *data, uint32_t component_type,
+                        const char *type, uint32_t count, int normalized, int with_min_max,
+                        sinew_error *err)
+{
+    uint32_t rows, comps = io_type_components(type, &rows);
+    uint32_t csize = component_type == IO_FLOAT || component_type == IO_UINT     ? 4
+                     : component_type == IO_SHORT || component_type == IO_USHORT ? 2
+                                                                                 : 1;
+    size_t size = (size_t)count * comps * csize;
+    if (count == 0) {
+        sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: an accessor needs at least one element",
+                        doc->name);
+        return -1;
+    }
+    int64_t off = append_bytes(doc, data, size);
+    if (off < 0) {
+        sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+        return -1;
+    }
+    cJSON *views = root_array(doc->root, "bufferViews");
+    cJSON *view = cJSON_CreateObject();
+    cJSON_AddNumberToObject(view, "buffer", doc->edit_buffer);
+    cJSON_AddNumberToObject(view, "byteOffset", (double)off);
+    cJSON_AddNumberToObject(view, "byteLength", (double)size);
+    cJSON_AddItemToArray(views, view);
+    cJSON *accessors = root_array(doc->root, "accessors");
+    cJSON *acc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(acc, "bufferView", cJSON_GetArraySize(views) - 1);
+    cJSON_AddNumberToObject(acc, "componentType", component_type);
+    if (normalized) cJSON_AddTrueToObject(acc, "normalized");
+    cJSON_AddNumberToObject(acc, "count", count);
+    cJSON_AddStringToObject(acc, "type", type);
+    if (with_min_max && component_type == IO_FLOAT) {
+        float lo[16], hi[16];
+        const float *f = data;
+        for (uint32_t c = 0; c < comps; c++)
+            lo[c] = hi[c] = f[c];
+        for (uint32_t i = 1; i < count; i++)
+            for (uint32_t c = 0; c < comps; c++) {
+                float v = f[(size_t)i * comps + c];
+                lo[c] = v < lo[c] ? v : lo[c];
+                hi[c] = v > hi[c] ? v : hi[c];
+            }
+        cJSON_AddItemToObject(acc, "min", io_float_array(lo, (int)comps));
+        cJSON_AddItemToObject(acc, "max", io_float_array(hi, (int)comps));
+    }
+    cJSON_AddItemToArray(accessors, acc);
+    return cJSON_GetArraySize(accessors) - 1;
+}
+
+static int all_finite(const float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i])) return 0;
+    return 1;
+}
+
+sinew_result sinew_document_add_node(sinew_document *doc, const char *name, int32_t parent_node,
+                                     sinew_transform local, int32_t *out_node, sinew_error *err)
+{
+    if (!doc || !name || !out_node)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_add_node: NULL");
+    uint32_t n = io_count(doc->root, "nodes");
+    if (parent_node < 0 || (uint32_t)parent_node >= n)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "%s: add node \"%s\": parent node %d does not exist (%u nodes)",
+                               doc->name, name, parent_node, n);
+    float v[10] = {local.translation.x, local.translation.y, local.translation.z, local.rotation.x,
+                   local.rotation.y,    local.rotation.z,    local.rotation.w,    local.scale.x,
+                   local.scale.y,       local.scale.z};
+    if (!all_finite(v, 10))
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                               "%s: add node \"%s\": transform is not finite", doc->name, name);
+    cJSON *node = cJSON_CreateObject();
+    cJSON_AddStringToObject(node, "name", name);
+    cJSON_AddItemToObject(node, "translation", io_float_array(v, 3));
+    cJSON_AddItemToObject(node, "rotation", io_float_array(v + 3, 4));
+    cJSON_AddItemToObject(node, "scale", io_float_array(v + 7, 3));
+    cJSON *nodes = root_array(doc->root, "nodes");
+    cJSON_AddItemToArray(nodes, node);
+    cJSON *parent = cJSON_GetArrayItem(nodes, parent_node);
+    cJSON *children = cJSON_GetObjectItemCaseSensitive(parent, "children");
+    if (!cJSON_IsArray(children)) {
+        children = cJSON_CreateArray();
+        io_set(parent, "children", children);
+    }
+    cJSON_AddItemToArray(children, cJSON_CreateNumber(n));
+    *out_node = (int32_t)n;
+    return SINEW_OK;
+}
+
+sinew_result sinew_document_add_skin_joint(sinew_document *doc, int32_t skin, int32_t node,
+                                           const sinew_mat4 *ibm, int32_t *out_joint,
+                                           sinew_error *err)
+{
+    if (!doc || !ibm || !out_joint)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_add_skin_joint: NULL");
+    uint32_t skins = io_count(doc->root, "skins"), nodes = io_count(doc->root, "nodes");
+    if (skin < 0 || (uint32_t)skin >= skins || node < 0 || (uint32_t)node >= nodes)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "%s: add joint: skin %d or node %d does not exist", doc->name, skin,
+                               node);
+    if (!sinew_mat4_is_finite(ibm))
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                               "%s: add joint: inverse bind matrix is not finite", doc->name);
+    cJSON *sk = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc->root, "skins"), skin);
+    cJSON *joints = cJSON_GetObjectItemCaseSensitive(sk, "joints");
+    uint32_t jc = (uint32_t)cJSON_GetArraySize(joints);
+    const cJSON *j;
+    cJSON_ArrayForEach(j, joints) if ((int32_t)j->valuedouble == node) return sinew_error_set(
+        err, SINEW_ERR_ARGUMENT, "%s: node %d is already a joint of skin %d", doc->name, node,
+        skin);
+    float *m = sinew_alloc(&doc->alloc, (size_t)(jc + 1) * 16, sizeof *m);
+    if (!m) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    const cJSON *old = cJSON_GetObjectItemCaseSensitive(sk, "inverseBindMatrices");
+    if (old) {
+        io_accessor acc;
+        sinew_result r = io_accessor_resolve(doc, (uint32_t)old->valuedouble, &acc, err);
+        if (r) {
+            sinew_free(&doc->alloc, m);
+            return r;
+        }
+        float *all = sinew_alloc(&doc->alloc, (size_t)acc.count * 16, sizeof *all);
+        if (!all) {
+            sinew_free(&doc->alloc, m);
+            return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+        }
+        io_accessor_read_float(&acc, all);
+        memcpy(m, all, (size_t)jc * 16 * sizeof *m);
+        sinew_free(&doc->alloc, all);
+    } else {
+        sinew_mat4 id = sinew_mat4_identity();
+        for (uint32_t k = 0; k < jc; k++)
+            memcpy(m + (size_t)k * 16, id.m, sizeof id.m);
+    }
+    memcpy(m + (size_t)jc * 16, ibm->m, sizeof ibm->m);
+    int32_t acc = io_add_accessor(doc, m, IO_FLOAT, "MAT4", jc + 1, 0, 0, err);
+    sinew_free(&doc->alloc, m);
+    if (acc < 0) return err ? err->code : SINEW_ERR_OUT_OF_MEMORY;
+    io_set(sk, "inverseBindMatrices", cJSON_CreateNumber(acc));
+    cJSON_AddItemToArray(joints, cJSON_CreateNumber(node));
+    *out_joint = (int32_t)jc;
+    return SINEW_OK;
+}
+
+/* The attributes object of mesh/primitive and its vertex count (POSITION's). */
+static cJSON *primitive_attrs(sinew_document *doc, int32_t mesh, int32_t primitive,
+                              uint32_t *vertex_count, sinew_error *err)
+{
+    cJSON *prims = (cJSON *)io_array(io_item(doc->root, "meshes", (uint32_t)(mesh < 0 ? 0 : mesh)),
+                                     "primitives");
+    cJSON *prim =
+        mesh >= 0 && primitive >= 0 && prims ? cJSON_GetArrayItem(prims, primitive) : NULL;
+    cJSON *attrs = cJSON_GetObjectItemCaseSensitive(prim, "attributes");
+    const cJSON *pos = cJSON_GetObjectItemCaseSensitive(attrs, "POSITION");
+    if (!pos) {
+        sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                        "%s: mesh %d primitive %d does not exist or has no POSITION", doc->name,
+                        mesh, primitive);
+        return NULL;
+    }
+    const cJSON *acc = io_item(doc->root, "accessors", (uint32_t)pos->valuedouble);
+    *vertex_count = (uint32_t)cJSON_GetObjectItemCaseSensitive(acc, "count")->valuedouble;
+    return attrs;
+}
+
+sinew_result sinew_document_set_influences(sinew_document *doc, int32_t mesh, int32_t primitive,
+                                           uint32_t vertex_count, const uint16_t *joints,
+                                           const float *weights, sinew_error *err)
+{
+    if (!doc || !joints || !weights)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_set_influences: NULL");
+    uint32_t vc;
+    cJSON *attrs = primitive_attrs(doc, mesh, primitive, &vc, err);
+    if (!attrs) return err ? err->code : SINEW_ERR_ARGUMENT;
+    if (vc != vertex_count)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "%s: mesh %d primitive %d has %u vertices, not %u", doc->name, mesh,
+                               primitive, vc, vertex_count);
+    size_t n = (size_t)vertex_count * SINEW_MAX_INFLUENCES;
+    if (!all_finite(weights, n))
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE, "%s: weights are not finite",
+                               doc->name);
+    /* Joints must exist in every skin that instantiates this mesh. */
+    uint16_t max_joint = 0;
+    int two_sets = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (joints[i] > max_joint) max_joint = joints[i];
+        if (weights[i] != 0.0f && i % SINEW_MAX_INFLUENCES >= 4) two_sets = 1;
+    }
+    uint32_t nodes = io_count(doc->root, "nodes");
+    for (uint32_t i = 0; i < nodes; i++) {
+        const cJSON *node = io_item(doc->root, "nodes", i);
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(node, "mesh");
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(node, "skin");
+        if (!m || !s || (int32_t)m->valuedouble != mesh) continue;
+        uint32_t jc = (uint32_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
+            io_item(doc->root, "skins", (uint32_t)s->valuedouble), "joints"));
+        if (max_joint >= jc)
+            return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                                   "%s: mesh %d: joint %u past skin %d's %u joints", doc->name,
+                                   mesh, max_joint, (int)s->valuedouble, jc);
+    }
+    int sets = two_sets ? 2 : 1;
+    int use_u8 = max_joint < 256;
+    void *jbuf = sinew_alloc(&doc->alloc, (size_t)vertex_count * 4, use_u8 ? 1 : 2);
+    float *wbuf = sinew_alloc(&doc->alloc, (size_t)vertex_count * 4, sizeof *wbuf);
+    sinew_result r = jbuf && wbuf ? SINEW_OK
+                                  : sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY,
+                                                    "%s: out of memory", doc->name);
+    for (int s = 0; s < sets && !r; s++) {
+        for (uint32_t v = 0; v < vertex_count; v++)
+            for (int k = 0; k < 4; k++) {
+                size_t src = (size_t)v * SINEW_MAX_INFLUENCES + (size_t)s * 4 + (size_t)k;
+                size_t dst = (size_t)v * 4 + (size_t)k;
+                uint16_t jv = weights[src] != 0.0f ? joints[src] : 0;
+                if (use_u8)
+                    ((uint8_t *)jbuf)[dst] = (uint8_t)jv;
+                else
+                    ((uint16_t *)jbuf)[dst] = jv;
+                wbuf[dst] = weights[src];
+            }
+        int32_t ja = io_add_accessor(doc, jbuf, use_u8 ? IO_UBYTE : IO_USHORT, "VEC4", vertex_count,
+                                     0, 0, err);
+        int32_t wa =
+            ja < 0 ? -1 : io_add_accessor(doc, wbuf, IO_FLOAT, "VEC4", vertex_count, 0, 0, err);
+        if (wa < 0) {
+            r = err ? err->code : SINEW_ERR_OUT_OF_MEMORY;
+            break;
+        }
+        io_set(attrs, s ? "JOINTS_1" : "JOINTS_0", cJSON_CreateNumber(ja));
+        io_set(attrs, s ? "WEIGHTS_1" : "WEIGHTS_0", cJSON_CreateNumber(wa));
+    }
+    if (!r && sets == 1) {
+        cJSON_DeleteItemFromObjectCaseSensitive(attrs, "JOINTS_1");
+        cJSON_DeleteItemFromObjectCaseSensitive(attrs, "WEIGHTS_1");
+    }
+    sinew_free(&doc->alloc, jbuf);
+    sinew_free(&doc->alloc, wbuf);
+    return r;
+}
+
+sinew_result sinew_document_set_colors(sinew_document *doc, int32_t mesh, int32_t primitive,
+                                       uint32_t vertex_count, const float *rgba, sinew_error *err)
+{
+    if (!doc || !rgba)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_set_colors: NULL");
+    uint32_t vc;
+    cJSON *attrs = primitive_attrs(doc, mesh, primitive, &vc, err);
+    if (!attrs) return err ? err->code : SINEW_ERR_ARGUMENT;
+    if (vc != vertex_count)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "%s: mesh %d primitive %d has %u vertices, not %u", doc->name, mesh,
+                               primitive, vc, vertex_count);
+    if (!all_finite(rgba, (size_t)vertex_count * 4))
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE, "%s: colours are not finite",
+                               doc->name);
+    int32_t a = io_add_accessor(doc, rgba, IO_FLOAT, "VEC4", vertex_count, 0, 0, err);
+    if (a < 0) return err ? err->code : SINEW_ERR_OUT_OF_MEMORY;
+    io_set(attrs, "COLOR_0", cJSON_CreateNumber(a));
+    return SINEW_OK;
+}
+
+sinew_result sinew_document_find_animation(sinew_document *doc, const char *name, int create,
+                                           int32_t *out_animation, sinew_error *err)
+{
+    if (!doc || !name || !out_animation)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_find_animation: NULL");
+    uint32_t n = io_count(doc->root, "animations");
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcmp(sinew_document_animation_name(doc, i), name)) {
+            *out_animation = (int32_t)i;
+            return SINEW_OK;
+        }
+    if (!create)
+        return sinew_error_set(err, SINEW_ERR_NOT_FOUND, "%s: no animation named \"%s\"", doc->name,
+                               name);
+    cJSON *anim = cJSON_CreateObject();
+    cJSON_AddStringToObject(anim, "name", name);
+    cJSON_AddItemToObject(anim, "channels", cJSON_CreateArray());
+    cJSON_AddItemToObject(anim, "samplers", cJSON_CreateArray());
+    cJSON_AddItemToArray(root_array(doc->root, "animations"), anim);
+    *out_animation = (int32_t)n;
+    return SINEW_OK;
+}
+
+static cJSON *animation(sinew_document *doc, int32_t index, sinew_error *err)
+{
+    cJSON *a = index >= 0 ? (cJSON *)io_item(doc->root, "animations", (uint32_t)index) : NULL;
+    if (!a)
+        sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: animation %d does not exist", doc->name,
+                        index);
+    return a;
+}
+
+sinew_result sinew_document_clear_animation(sinew_document *doc, int32_t index, sinew_error *err)
+{
+    if (!doc)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_clear_animation: NULL");
+    cJSON *a = animation(doc, index, err);
+    if (!a) return SINEW_ERR_ARGUMENT;
+    io_set(a, "channels", cJSON_CreateArray());
+    io_set(a, "samplers", cJSON_CreateArray());
+    return SINEW_OK;
+}
+
+sinew_result sinew_document_set_channel(sinew_document *doc, int32_t anim_index, int32_t node,
+                                        sinew_path path, sinew_interpolation interpolation,
+                                        uint32_t key_count, const float *times, const float *values,
+                                        sinew_error *err)
+{
+    if (!doc || !times || !values)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_set_channel: NULL");
+    cJSON *anim = animation(doc, anim_index, err);
+    if (!anim) return SINEW_ERR_ARGUMENT;
+    static const char *const paths[] = {NULL, "translation", "rotation", "scale"};
+    static const char *const interps[] = {NULL, "LINEAR", "STEP", "CUBICSPLINE"};
+    if (path <= SINEW_PATH_INVALID || path > SINEW_PATH_SCALE ||
+        interpolation <= SINEW_INTERP_INVALID || interpolation > SINEW_INTERP_CUBICSPLINE)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "%s: set channel: bad path or interpolation", doc->name);
+    uint32_t nodes = io_count(doc->root, "nodes");
+    if (node < 0 || (uint32_t)node >= nodes)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: set channel: node %d does not exist",
+                               doc->name, node);
+    int cubic = interpolation == SINEW_INTERP_CUBICSPLINE;
+    if (key_count < (cubic ? 2u : 1u))
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: set channel: %u keys is too few",
+                               doc->name, key_count);
+    for (uint32_t k = 0; k < key_count; k++)
+        if (!isfinite(times[k]) || (k > 0 && !(times[k] > times[k - 1])))
+            return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                                   "%s: set channel: key time %u is not finite or not strictly "
+                                   "increasing",
+                                   doc->name, k);
+    uint32_t comps = path == SINEW_PATH_ROTATION ? 4 : 3;
+    uint32_t out_count = key_count * (cubic ? 3u : 1u);
+    if (!all_finite(values, (size_t)out_count * comps))
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE, "%s: set channel: values not finite",
+                               doc->name);
+    int32_t in = io_add_accessor(doc, times, IO_FLOAT, "SCALAR", key_count, 0, 1, err);
+    int32_t out = in < 0 ? -1
+                         : io_add_accessor(doc, values, IO_FLOAT, comps == 4 ? "VEC4" : "VEC3",
+                                           out_count, 0, 0, err);
+    if (out < 0) return err ? err->code : SINEW_ERR_OUT_OF_MEMORY;
+    cJSON *samplers = cJSON_GetObjectItemCaseSensitive(anim, "samplers");
+    cJSON *channels = cJSON_GetObjectItemCaseSensitive(anim, "channels");
+    cJSON *ch, *found = NULL;
+    cJSON_ArrayForEach(ch, channels)
+    {
+        cJSON *t = cJSON_GetObjectItemCaseSensitive(ch, "target");
+        const cJSON *tn = cJSON_GetObjectItemCaseSensitive(t, "node");
+        const cJSON *tp = cJSON_GetObjectItemCaseSensitive(t, "path");
+        if (cJSON_IsNumber(tn) && (int32_t)tn->valuedouble == node && cJSON_IsString(tp) &&
+            !strcmp(tp->valuestring, paths[path]))
+            found = ch;
+    }
+    cJSON *smp = cJSON_CreateObject();
+    cJSON_AddNumberToObject(smp, "input", in);
+    cJSON_AddStringToObject(smp, "interpolation", interps[interpolation]);
+    cJSON_AddNumberToObject(smp, "output", out);
+    int32_t si = -1;
+    if (found) {
+        /* Replace the sampler in place when this channel is its only user. */
+        int32_t old = (int32_t)cJSON_GetObjectItemCaseSensitive(found, "sampler")->valuedouble;
+        int users = 0;
+        cJSON_ArrayForEach(ch, channels)
+        {
+            users += (int32_t)cJSON_GetObjectItemCaseSensitive(ch, "sampler")->valuedouble == old;
+        }
+        if (users == 1) {
+            cJSON_ReplaceItemInArray(samplers, old, smp);
+            si = old;
+        }
+    }
+    if (si < 0) {
+        cJSON_AddItemToArray(samplers, smp);
+        si = cJSON_GetArraySize(samplers) - 1;
+    }
+    if (found) {
+        io_set(found, "sampler", cJSON_CreateNumber(si));
+    } else {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddNumberToObject(c, "sampler", si);
+        cJSON *t = cJSON_CreateObject();
+        cJSON_AddNumberToObject(t, "node", node);
+        cJSON_AddStringToObject(t, "path", paths[path]);
+        cJSON_AddItemToObject(c, "target", t);
+        cJSON_AddItemToArray(channels, c);
+    }
+    return SINEW_OK;
+}
+
+sinew_result sinew_document_set_note(sinew_document *doc, const char *key, const char *value,
+                                     sinew_error *err)
+{
+    if (!doc || !key || !value)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_set_note: NULL");
+    cJSON *asset = cJSON_GetObjectItemCaseSensitive(doc->root, "asset");
+    cJSON *extras = cJSON_GetObjectItemCaseSensitive(asset, "extras");
+    if (extras && !cJSON_IsObject(extras))
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
+                               "%s: asset.extras is not an object: cannot add a note", doc->name);
+    if (!extras) {
+        extras = cJSON_CreateObject();
+        cJSON_AddItemToObject(asset, "extras", extras);
+    }
+    cJSON *sinew = cJSON_GetObjectItemCaseSensitive(extras, "sinew");
+    if (!cJSON_IsObject(sinew)) {
+        sinew = cJSON_CreateObject();
+        io_set(extras, "sinew", sinew);
+    }
+    io_set(sinew, key, cJSON_CreateString(value));
+    return SINEW_OK;
+}

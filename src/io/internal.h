@@ -1,0 +1,129 @@
+/* Private to module io: the document's layout and the helpers its files share. */
+#ifndef SINEW_IO_INTERNAL_H
+#define SINEW_IO_INTERNAL_H
+
+#include <cjson/cJSON.h>
+
+#include "sinew/document.h"
+
+/* glTF componentType values. */
+enum {
+    IO_BYTE = 5120,
+    IO_UBYTE = 5121,
+    IO_SHORT = 5122,
+    IO_USHORT = 5123,
+    IO_UINT = 5125,
+    IO_FLOAT = 5126
+};
+
+/* Caps that keep hostile files from asking for more memory than they are worth. */
+#define IO_MAX_WARNINGS 256
+#define IO_MAX_VIRTUAL_COUNT (1u << 20)  /* elements of an accessor without a bufferView */
+#define IO_MAX_MODEL_VERTICES (1u << 23) /* vertices of one model view */
+
+/* The bytes of one glTF buffer (index = position in the JSON's buffers[]). */
+typedef struct io_buffer {
+    uint8_t *data;
+    size_t size;     /* bytes in use (the buffer's byteLength) */
+    size_t capacity; /* bytes allocated */
+} io_buffer;
+
+struct sinew_document {
+    sinew_allocator alloc;
+    char *name;  /* display name used in messages */
+    cJSON *root; /* the whole JSON tree (cJSON allocates with malloc) */
+    uint32_t buffer_count;
+    io_buffer *buffers;
+    int32_t edit_buffer; /* buffer that edits append to, -1 until the first edit */
+    uint32_t warning_count;
+    char **warnings;
+};
+
+/* document.c */
+void io_warn(sinew_document *doc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+char *io_strdup(const sinew_allocator *a, const char *s);
+sinew_document *io_document_new(const sinew_allocator *a, const char *name);
+/* Appends an empty buffer slot; returns its index or -1 (out of memory). */
+int32_t io_buffer_add(sinew_document *doc);
+
+/* json.c: typed access with messages "<file>: <ctx>: ...". */
+const cJSON *io_array(const cJSON *obj, const char *key);
+uint32_t io_count(const cJSON *root, const char *key);
+const cJSON *io_item(const cJSON *root, const char *key, uint32_t index);
+/* Reads an index into an array of `target_count` items called `target` ("bufferView").
+ * Absent: *out = -1 and an error only when `required`. */
+sinew_result io_get_index(const sinew_document *doc, const char *ctx, const cJSON *obj,
+                          const char *key, const char *target, uint32_t target_count, int required,
+                          int32_t *out, sinew_error *err);
+/* Reads a non-negative integer <= max; absent gives `def` (or an error when def is -1). */
+sinew_result io_get_uint(const sinew_document *doc, const char *ctx, const cJSON *obj,
+                         const char *key, int64_t def, uint64_t max, uint64_t *out,
+                         sinew_error *err);
+/* Reads exactly n finite numbers from array `key`; *present = 0 when absent. */
+sinew_result io_get_floats(const sinew_document *doc, const char *ctx, const cJSON *obj,
+                           const char *key, int n, float *out, int *present, sinew_error *err);
+/* Sets obj[key] = item, replacing any existing value. */
+void io_set(cJSON *obj, const char *key, cJSON *item);
+cJSON *io_float_array(const float *v, int n);
+
+/* glb.c */
+sinew_result io_glb_split(const sinew_document *doc, const uint8_t *data, size_t size,
+                          const uint8_t **json, size_t *json_size, const uint8_t **bin,
+                          size_t *bin_size, int *has_bin, sinew_error *err);
+int io_is_glb(const void *data, size_t size);
+
+/* buffers.c */
+sinew_result io_load_buffers(sinew_document *doc, const uint8_t *bin, size_t bin_size, int has_bin,
+                             const char *base_dir, sinew_error *err);
+/* Reads a whole file with the document's allocator; `what` names it in messages. */
+sinew_result io_read_file(const sinew_document *doc, const char *path, const char *what,
+                          uint8_t **data, size_t *size, sinew_error *err);
+/* Decodes strict base64 into `out` (capacity >= 3 * len / 4); returns -1 on a bad input. */
+int64_t io_base64_decode(const char *text, size_t len, uint8_t *out);
+/* Encodes into `out` (capacity >= 4 * ((len + 2) / 3) + 1), NUL-terminated. */
+void io_base64_encode(const uint8_t *data, size_t len, char *out);
+
+/* accessor.c: a validated view of one accessor's bytes. */
+typedef struct io_accessor {
+    uint32_t index;
+    uint32_t count;          /* elements */
+    uint32_t components;     /* 1 (SCALAR) .. 16 (MAT4) */
+    uint32_t rows;           /* components per column (== components when not a matrix) */
+    uint32_t component_type; /* IO_* */
+    uint32_t component_size; /* bytes */
+    uint32_t column_bytes;   /* bytes per matrix column including glTF's 4-byte padding */
+    int normalized;
+    const uint8_t *data; /* first element, NULL when the accessor has no bufferView */
+    size_t stride;       /* bytes between elements */
+    uint32_t sparse_count;
+    const uint8_t *sparse_indices;
+    uint32_t sparse_index_size;   /* 1, 2 or 4 bytes */
+    const uint8_t *sparse_values; /* tightly packed elements */
+    size_t sparse_stride;
+} io_accessor;
+
+/* Validates accessor `index` (ranges, strides, sparse indices) and fills `out`. */
+sinew_result io_accessor_resolve(const sinew_document *doc, uint32_t index, io_accessor *out,
+                                 sinew_error *err);
+/* count * components floats, normalized integers dequantised as glTF 3.11 says. */
+void io_accessor_read_float(const io_accessor *a, float *out);
+/* count * components unsigned integers (floats truncated, negatives 0). */
+void io_accessor_read_u32(const io_accessor *a, uint32_t *out);
+/* Number of components of a glTF type string ("VEC3" -> 3), 0 when unknown. */
+uint32_t io_type_components(const char *type, uint32_t *rows);
+
+/* validate.c */
+sinew_result io_validate_top(sinew_document *doc, sinew_error *err);
+sinew_result io_validate(sinew_document *doc, sinew_error *err);
+
+/* edit.c: appends `size` bytes to the edit buffer as a new bufferView and an accessor
+ * describing them; returns the accessor index or -1 (err set). */
+int32_t io_add_accessor(sinew_document *doc, const void *data, uint32_t component_type,
+                        const char *type, uint32_t count, int normalized, int with_min_max,
+                        sinew_error *err);
+
+#endif

@@ -1,0 +1,240 @@
+/* The writer: the document's JSON unchanged except for buffer layout (all bufferViews repacked
+ * into one buffer, 4-byte aligned, indices kept), as GLB or .gltf with one base64 data URI.
+ * Files are written to a temporary file in the target folder and renamed into place. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/internal.h"
+
+/* cJSON prints numbers with 15 digits unless they compare equal only approximately, which
+ * loses the last bits of floats; replace every number by raw text with the shortest %g form
+ * that parses back to the same double, so the output JSON equals the input's. */
+static void exact_numbers(cJSON *item)
+{
+    for (cJSON *c = item->child; c; c = c->next) {
+        if (cJSON_IsNumber(c)) {
+            char text[40];
+            double v = c->valuedouble;
+            /* A number too large for a double parsed as +-Inf: write one that parses back
+             * the same way (JSON has no Inf; cJSON would write null). */
+            if (isinf(v)) snprintf(text, sizeof text, "%s", v > 0 ? "1e999" : "-1e999");
+            for (int digits = 15; digits <= 17 && !isinf(v); digits++) {
+                snprintf(text, sizeof text, "%.*g", digits, v);
+                if (strtod(text, NULL) == v) break;
+            }
+            cJSON *raw = cJSON_CreateRaw(text);
+            if (!raw) continue;
+            raw->string = c->string; /* the key moves to the new item */
+            raw->type |= c->type & cJSON_StringIsConst;
+            c->string = NULL;
+            cJSON_ReplaceItemViaPointer(item, c, raw);
+            c = raw;
+        } else if (c->child) {
+            exact_numbers(c);
+        }
+    }
+}
+
+/* Builds the output JSON (caller frees with cJSON_Delete) and the packed buffer (malloc). */
+static sinew_result pack(const sinew_document *doc, int data_uri, cJSON **out_json,
+                         uint8_t **out_bin, size_t *out_size, sinew_error *err)
+{
+    *out_json = NULL;
+    *out_bin = NULL;
+    *out_size = 0;
+    cJSON *json = cJSON_Duplicate(doc->root, 1);
+    if (!json) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    cJSON *views = cJSON_GetObjectItemCaseSensitive(json, "bufferViews");
+    if (!cJSON_IsArray(views)) views = NULL;
+    uint32_t nviews = io_count(json, "bufferViews");
+    size_t total = 0;
+    cJSON *v;
+    cJSON_ArrayForEach(v, views)
+    {
+        size_t len = (size_t)cJSON_GetObjectItemCaseSensitive(v, "byteLength")->valuedouble;
+        total = ((total + 3) & ~(size_t)3) + len;
+    }
+    uint8_t *bin = calloc(1, ((total + 3) & ~(size_t)3) + 1);
+    if (!bin) {
+        cJSON_Delete(json);
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    }
+    size_t pos = 0;
+    cJSON_ArrayForEach(v, views)
+    {
+        /* Validated at load (or created by an edit), so these reads are in range. */
+        uint32_t b = (uint32_t)cJSON_GetObjectItemCaseSensitive(v, "buffer")->valuedouble;
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(v, "byteOffset");
+        size_t off = o ? (size_t)o->valuedouble : 0;
+        size_t len = (size_t)cJSON_GetObjectItemCaseSensitive(v, "byteLength")->valuedouble;
+        pos = (pos + 3) & ~(size_t)3;
+        memcpy(bin + pos, doc->buffers[b].data + off, len);
+        io_set(v, "buffer", cJSON_CreateNumber(0));
+        io_set(v, "byteOffset", cJSON_CreateNumber((double)pos));
+        pos += len;
+    }
+    if (nviews) {
+        cJSON *buffers = cJSON_CreateArray();
+        cJSON *b0 = cJSON_CreateObject();
+        cJSON_AddNumberToObject(b0, "byteLength", (double)total);
+        if (data_uri) {
+            static const char prefix[] = "data:application/octet-stream;base64,";
+            char *uri = malloc(sizeof prefix + 4 * ((total + 2) / 3) + 1);
+            if (!uri) {
+                free(bin);
+                cJSON_Delete(b0);
+                cJSON_Delete(buffers);
+                cJSON_Delete(json);
+                return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory",
+                                       doc->name);
+            }
+            memcpy(uri, prefix, sizeof prefix - 1);
+            io_base64_encode(bin, total, uri + sizeof prefix - 1);
+            cJSON_AddStringToObject(b0, "uri", uri);
+            free(uri);
+        }
+        cJSON_AddItemToArray(buffers, b0);
+        io_set(json, "buffers", buffers);
+    } else {
+        cJSON_DeleteItemFromObjectCaseSensitive(json, "buffers");
+    }
+    exact_numbers(json);
+    *out_json = json;
+    *out_bin = bin;
+    *out_size = total;
+    return SINEW_OK;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **out, size_t *size,
+                                             sinew_error *err)
+{
+    if (!doc || !out || !size)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_write_glb_memory: NULL");
+    *out = NULL;
+    *size = 0;
+    cJSON *json;
+    uint8_t *bin;
+    size_t bin_size;
+    sinew_result r = pack(doc, 0, &json, &bin, &bin_size, err);
+    if (r) return r;
+    char *text = cJSON_PrintUnformatted(json);
+    cJSON_Delete(json);
+    if (!text) {
+        free(bin);
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    }
+    size_t jlen = strlen(text), jpad = (jlen + 3) & ~(size_t)3;
+    size_t bpad = (bin_size + 3) & ~(size_t)3;
+    int has_bin = io_count(doc->root, "bufferViews") > 0;
+    size_t total = 12 + 8 + jpad + (has_bin ? 8 + bpad : 0);
+    if (total > UINT32_MAX) {
+        free(text);
+        free(bin);
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED, "%s: output exceeds 4 GiB (GLB limit)",
+                               doc->name);
+    }
+    uint8_t *glb = malloc(total);
+    if (!glb) {
+        free(text);
+        free(bin);
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    }
+    put32(glb, 0x46546C67u);
+    put32(glb + 4, 2);
+    put32(glb + 8, (uint32_t)total);
+    put32(glb + 12, (uint32_t)jpad);
+    put32(glb + 16, 0x4E4F534Au);
+    memcpy(glb + 20, text, jlen);
+    memset(glb + 20 + jlen, ' ', jpad - jlen); /* JSON chunk padding is spaces (spec 4.4.3) */
+    if (has_bin) {
+        uint8_t *c = glb + 20 + jpad;
+        put32(c, (uint32_t)bpad);
+        put32(c + 4, 0x004E4942u);
+        memcpy(c + 8, bin, bin_size);
+        memset(c + 8 + bin_size, 0, bpad - bin_size);
+    }
+    free(text);
+    free(bin);
+    *out = glb;
+    *size = total;
+    return SINEW_OK;
+}
+
+/* Writes `data` to `path` through a temporary file in the same folder and rename(2), so the
+ * target either keeps its old content or gets the whole new one. */
+static sinew_result write_atomic(const char *path, const void *data, size_t size, sinew_error *err)
+{
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >= sizeof tmp)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: path is too long", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return sinew_error_set(err, SINEW_ERR_IO, "cannot create a temporary file next to '%s': %s",
+                               path, strerror(errno));
+    const uint8_t *p = data;
+    size_t left = size;
+    int ok = 1;
+    while (left > 0 && ok) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            ok = 0;
+            break;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    int saved = errno;
+    if (ok && fchmod(fd, 0644) != 0) ok = 0, saved = errno;
+    if (close(fd) != 0 && ok) ok = 0, saved = errno;
+    if (ok && rename(tmp, path) != 0) ok = 0, saved = errno;
+    if (!ok) {
+        unlink(tmp);
+        return sinew_error_set(err, SINEW_ERR_IO, "cannot write '%s': %s", path, strerror(saved));
+    }
+    return SINEW_OK;
+}
+
+sinew_result sinew_document_write_file(const sinew_document *doc, const char *path,
+                                       sinew_error *err)
+{
+    if (!doc || !path)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_write_file: NULL");
+    size_t n = strlen(path);
+    int gltf = n >= 5 && !strcmp(path + n - 5, ".gltf");
+    void *data;
+    size_t size;
+    sinew_result r;
+    if (gltf) {
+        cJSON *json;
+        uint8_t *bin;
+        size_t bin_size;
+        if ((r = pack(doc, 1, &json, &bin, &bin_size, err))) return r;
+        free(bin);
+        char *text = cJSON_Print(json);
+        cJSON_Delete(json);
+        if (!text)
+            return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+        data = text;
+        size = strlen(text);
+    } else if ((r = sinew_document_write_glb_memory(doc, &data, &size, err))) {
+        return r;
+    }
+    r = write_atomic(path, data, size, err);
+    free(data);
+    return r;
+}

@@ -1,0 +1,392 @@
+/* The chain along a tail (seed 000, "Etapa dois: criar uma cadeia ao longo dela").
+ *
+ *   g        geodesic distance from the collar: Dijkstra over the welded mesh edges weighted
+ *            by their length. Near vertices a piece owns (its shell's root) are sources too.
+ *   L        the 99th percentile of g; K = clamp(round(L / 0.1 H), 3, 8).
+ *   joints   J_0 = collar centroid; J_i = centroid of the skin with |g - iL/K| <= L/(2K);
+ *            two passes of J_i <- J_i/2 + (J_{i-1} + J_{i+1})/4 (interior joints).
+ *   bones    Tail_1..Tail_K + unweighted Tail_End, under the pelvis, each sharing the pelvis's
+ *            bind rotation so each is a pure translation in its parent.
+ *   weights  s = K g / L, k = floor(s), f = s - k: w_prev = clamp(0.5 - 2f, 0, 0.5),
+ *            w_next = clamp(2f - 1.5, 0, 0.5), w_self = 1 - w_prev - w_next; bone k+1 owns
+ *            segment k, and the root segment's prev is the pelvis. */
+#include "rig_internal.h"
+
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sinew_rig_plan_free(sinew_rig_plan *plan)
+{
+    if (!plan) return;
+    sinew_allocator al = plan->allocator;
+    sinew_free(&al, plan->chains);
+    sinew_free(&al, plan->joints);
+    sinew_free(&al, plan->weights);
+    sinew_free(&al, plan->changed);
+    memset(plan, 0, sizeof *plan);
+}
+
+/* ---- a binary min-heap of (g, vertex) with lazy deletion ---- */
+typedef struct heap_item {
+    float g;
+    uint32_t v;
+} heap_item;
+
+static void heap_push(heap_item *h, uint32_t *n, float g, uint32_t v)
+{
+    uint32_t i = (*n)++;
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (h[p].g < g || (h[p].g == g && h[p].v <= v)) break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = (heap_item){g, v};
+}
+
+static heap_item heap_pop(heap_item *h, uint32_t *n)
+{
+    heap_item top = h[0], last = h[--(*n)];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && (h[c + 1].g < h[c].g || (h[c + 1].g == h[c].g && h[c + 1].v < h[c].v)))
+            c++;
+        if (last.g < h[c].g || (last.g == h[c].g && last.v <= h[c].v)) break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = last;
+    return top;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static float clampf(float x, float lo, float hi)
+{
+    return x < lo ? lo : (x > hi ? hi : x);
+}
+
+/* Writes up to three (joint, weight) pairs into a vertex's slots, descending by weight with
+ * the given order kept on ties, zeroing the rest. */
+static void write_slots(uint16_t *joints, float *weights, const uint32_t *j, const float *w,
+                        int count)
+{
+    uint32_t jj[3];
+    float ww[3];
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+        if (!(w[i] > 0)) continue;
+        int merged = 0;
+        for (int k = 0; k < n; k++)
+            if (jj[k] == j[i]) ww[k] += w[i], merged = 1;
+        if (!merged) jj[n] = j[i], ww[n] = w[i], n++;
+    }
+    for (int i = 1; i < n; i++) /* insertion sort, stable */
+        for (int k = i; k > 0 && ww[k] > ww[k - 1]; k--) {
+            float tw = ww[k];
+            ww[k] = ww[k - 1];
+            ww[k - 1] = tw;
+            uint32_t tj = jj[k];
+            jj[k] = jj[k - 1];
+            jj[k - 1] = tj;
+        }
+    float sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += ww[i];
+    for (int s = 0; s < SINEW_MAX_INFLUENCES; s++) {
+        joints[s] = s < n ? (uint16_t)jj[s] : 0;
+        weights[s] = s < n ? ww[s] / sum : 0.0f;
+    }
+}
+
+static void bone_name(const sinew_model *m, char *out, size_t size, uint32_t chain, uint32_t b,
+                      uint32_t K)
+{
+    char base[SINEW_RIG_NAME_MAX - 8];
+    if (b == K)
+        snprintf(base, sizeof base, chain ? "Tail%u_End" : "Tail_End", chain + 1);
+    else if (chain)
+        snprintf(base, sizeof base, "Tail%u_%u", chain + 1, b + 1);
+    else
+        snprintf(base, sizeof base, "Tail_%u", b + 1);
+    snprintf(out, size, "%s", base);
+    for (unsigned k = 2; sinew_model_find_node(m, out) >= 0 && k < 1000; k++)
+        snprintf(out, size, "%s.%03u", base, k);
+}
+
+sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options *options,
+                                   sinew_rig_report *rep, sinew_rig_plan *plan, sinew_error *err)
+{
+    memset(plan, 0, sizeof *plan);
+    sinew_rig_options opt = rig_options_resolve(options);
+    if (opt.allocator) plan->allocator = *opt.allocator;
+    sinew_rig_analysis *a = rep ? rep->analysis : NULL;
+    if (!m || !a || rep->vertex_count != m->mesh.vertex_count ||
+        a->joint_count != m->skin.joint_count)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "tail: the report does not belong to this model");
+    const sinew_allocator *al = &plan->allocator;
+    const uint32_t nv = m->mesh.vertex_count, nj = m->skin.joint_count;
+    const size_t slots = (size_t)nv * SINEW_MAX_INFLUENCES;
+    const float H = rep->scale;
+    const int32_t pelvis = rep->landmarks.pelvis;
+    uint32_t nchains = 0;
+    for (uint32_t p = 0; p < rep->piece_count; p++)
+        if (rep->pieces[p].verdict == SINEW_RIG_VERDICT_CHAIN) nchains++;
+    plan->vertex_count = nv;
+    plan->joints = sinew_alloc(al, slots, sizeof *plan->joints);
+    plan->weights = sinew_alloc(al, slots, sizeof *plan->weights);
+    plan->changed = sinew_alloc(al, nv, 1);
+    plan->chains = sinew_alloc(al, nchains + 1, sizeof *plan->chains);
+    float *g = sinew_alloc(al, nv, sizeof *g);
+    heap_item *heap = sinew_alloc(al, (size_t)a->adj_start[nv] + nv + 1, sizeof *heap);
+    uint32_t *verts = sinew_alloc(al, nv, sizeof *verts);
+    float *gs = sinew_alloc(al, nv, sizeof *gs);
+    uint8_t *done = sinew_alloc(al, nv, 1);
+    rig_segment *segs =
+        sinew_alloc(al, a->segment_count + nchains * SINEW_RIG_MAX_SEGMENTS + 1, sizeof *segs);
+    sinew_vec3 *jp = sinew_alloc(al, nj + nchains * (SINEW_RIG_MAX_SEGMENTS + 1) + 1, sizeof *jp);
+    sinew_result r = SINEW_OK;
+    if (!plan->joints || !plan->weights || !plan->changed || !plan->chains || !g || !heap ||
+        !verts || !gs || !done || !segs || !jp) {
+        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+        goto fail;
+    }
+    if (pelvis < 0 && nchains) {
+        r = sinew_error_set(err, SINEW_ERR_INTERNAL, "tail: no pelvis joint for the chain");
+        goto fail;
+    }
+    memcpy(plan->joints, m->mesh.influence_joints, slots * sizeof *plan->joints);
+    memcpy(plan->weights, m->mesh.influence_weights, slots * sizeof *plan->weights);
+    memcpy(segs, a->segments, a->segment_count * sizeof *segs);
+    uint32_t seg_count = a->segment_count;
+    for (uint32_t j = 0; j < nj; j++)
+        jp[j] = rig_joint_position(m, j);
+    uint32_t next_joint = nj;
+    for (uint32_t p = 0; p < rep->piece_count; p++) {
+        sinew_rig_piece *pc = &rep->pieces[p];
+        const int chain = pc->verdict == SINEW_RIG_VERDICT_CHAIN;
+        const int rigid = pc->verdict == SINEW_RIG_VERDICT_RIGID;
+        const int dressed = pc->verdict == SINEW_RIG_VERDICT_DRESSED;
+        if (!chain && !rigid && !dressed) continue;
+        uint32_t count = 0;
+        for (uint32_t v = 0; v < nv; v++)
+            if (rep->vertex_piece[v] == p) verts[count++] = v;
+        if (count == 0) continue;
+        if (dressed) {
+            for (uint32_t i = 0; i < count; i++) {
+                uint32_t j = (uint32_t)pc->attach_joint;
+                float w = 1;
+                size_t o = (size_t)verts[i] * SINEW_MAX_INFLUENCES;
+                write_slots(plan->joints + o, plan->weights + o, &j, &w, 1);
+            }
+            continue;
+        }
+        /* Geodesic distance from the collar (and from the piece's own near vertices). */
+        uint32_t hn = 0;
+        for (uint32_t v = 0; v < nv; v++)
+            g[v] = FLT_MAX, done[v] = 0;
+        for (uint32_t q = 0; q < a->far_piece_count; q++) {
+            if (a->root_of[q] != p) continue;
+            for (uint32_t k = a->collar_start[q]; k < a->collar_start[q + 1]; k++)
+                if (g[a->collar[k]] != 0)
+                    g[a->collar[k]] = 0, heap_push(heap, &hn, 0, a->collar[k]);
+        }
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t w = a->weld[verts[i]];
+            if (!a->far[w] && g[w] != 0) g[w] = 0, heap_push(heap, &hn, 0, w);
+        }
+        for (int round = 0; round < 64; round++) {
+            while (hn) {
+                heap_item it = heap_pop(heap, &hn);
+                if (done[it.v] || it.g > g[it.v]) continue;
+                done[it.v] = 1;
+                for (uint32_t k = a->adj_start[it.v]; k < a->adj_start[it.v + 1]; k++) {
+                    uint32_t w = a->adj[k];
+                    if (done[w] || rep->vertex_piece[w] != p) continue;
+                    float ng =
+                        it.g + sinew_vec3_distance(m->mesh.positions[it.v], m->mesh.positions[w]);
+                    if (ng < g[w]) g[w] = ng, heap_push(heap, &hn, ng, w);
+                }
+            }
+            /* A detached shell (fur fully off the body): seed it where it comes closest to
+             * the skeleton, at its straight-line distance from the collar centre. */
+            float dmin = FLT_MAX;
+            for (uint32_t i = 0; i < count; i++) {
+                uint32_t w = a->weld[verts[i]];
+                if (!done[w]) dmin = fminf(dmin, rep->vertex_distance[w]);
+            }
+            if (dmin == FLT_MAX) break;
+            for (uint32_t i = 0; i < count; i++) {
+                uint32_t w = a->weld[verts[i]];
+                if (done[w] || rep->vertex_distance[w] > dmin + 0.02f * H) continue;
+                float d0 = sinew_vec3_distance(m->mesh.positions[w], pc->collar_centre);
+                if (d0 < g[w]) g[w] = d0, heap_push(heap, &hn, d0, w);
+            }
+        }
+        for (uint32_t i = 0; i < count; i++) {
+            float gv = g[a->weld[verts[i]]];
+            gs[i] = gv == FLT_MAX ? 0 : gv;
+        }
+        qsort(gs, count, sizeof *gs, cmp_float);
+        float L = gs[(size_t)floor(0.99 * (double)(count - 1))];
+        if (!(L > 0)) L = pc->reach > 0 ? pc->reach : 1e-6f * H;
+        pc->length = L;
+        if (rigid) {
+            for (uint32_t i = 0; i < count; i++) {
+                uint32_t j = (uint32_t)pelvis;
+                float w = 1;
+                size_t o = (size_t)verts[i] * SINEW_MAX_INFLUENCES;
+                write_slots(plan->joints + o, plan->weights + o, &j, &w, 1);
+            }
+            continue;
+        }
+        long kr = lroundf(L / (opt.segment_fraction * H));
+        uint32_t K =
+            (uint32_t)(kr < 3 ? 3 : (kr > SINEW_RIG_MAX_SEGMENTS ? SINEW_RIG_MAX_SEGMENTS : kr));
+        pc->segments = K;
+        /* Joints at band centroids (over welded positions, so seams do not weigh twice). */
+        sinew_vec3 J[SINEW_RIG_MAX_SEGMENTS + 1], sum[SINEW_RIG_MAX_SEGMENTS + 1];
+        uint32_t cnt[SINEW_RIG_MAX_SEGMENTS + 1];
+        memset(sum, 0, sizeof sum);
+        memset(cnt, 0, sizeof cnt);
+        const float half = L / (2.0f * (float)K);
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t v = verts[i];
+            if (a->weld[v] != v || g[v] == FLT_MAX) continue;
+            float s = g[v] * (float)K / L;
+            long b = lroundf(s);
+            if (b < 1 || b > (long)K) continue;
+            if (fabsf(g[v] - (float)b * L / (float)K) <= half) {
+                sum[b] = sinew_vec3_add(sum[b], m->mesh.positions[v]);
+                cnt[b]++;
+            }
+        }
+        J[0] = pc->collar_centre;
+        int have[SINEW_RIG_MAX_SEGMENTS + 1] = {1};
+        for (uint32_t b = 1; b <= K; b++)
+            if ((have[b] = cnt[b] > 0)) J[b] = sinew_vec3_scale(sum[b], 1.0f / (float)cnt[b]);
+        for (uint32_t b = 1; b <= K; b++) { /* empty bands: interpolate or extrapolate */
+            if (have[b]) continue;
+            uint32_t nb = b + 1;
+            while (nb <= K && !have[nb])
+                nb++;
+            if (nb <= K)
+                J[b] = sinew_vec3_lerp(J[b - 1], J[nb], 1.0f / (float)(nb - b + 1));
+            else if (b >= 2)
+                J[b] = sinew_vec3_add(J[b - 1], sinew_vec3_sub(J[b - 1], J[b - 2]));
+            else
+                J[b] = sinew_vec3_lerp(J[0], pc->box_max, 0.5f);
+            have[b] = 1;
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            sinew_vec3 old[SINEW_RIG_MAX_SEGMENTS + 1];
+            memcpy(old, J, sizeof old);
+            for (uint32_t b = 1; b < K; b++)
+                J[b] =
+                    sinew_vec3_add(sinew_vec3_scale(old[b], 0.5f),
+                                   sinew_vec3_scale(sinew_vec3_add(old[b - 1], old[b + 1]), 0.25f));
+        }
+        /* Bones: the pelvis's bind frame with J_b as origin. */
+        sinew_rig_chain *ch = &plan->chains[plan->chain_count];
+        memset(ch, 0, sizeof *ch);
+        ch->piece = p;
+        ch->bone_count = K + 1;
+        ch->first_joint = next_joint;
+        const sinew_mat4 *Wp = &m->skin.joints[pelvis].bind;
+        sinew_mat4 prev_inv = m->skin.joints[pelvis].inverse_bind;
+        for (uint32_t b = 0; b <= K; b++) {
+            sinew_rig_bone *bone = &ch->bones[b];
+            bone_name(m, bone->name, sizeof bone->name, plan->chain_count, b, K);
+            bone->parent = b == 0 ? m->skin.joints[pelvis].node : -(int32_t)b;
+            bone->head = J[b];
+            sinew_mat4 W = *Wp;
+            W.m[12] = J[b].x, W.m[13] = J[b].y, W.m[14] = J[b].z;
+            if (!sinew_mat4_invert_affine(&W, &bone->inverse_bind)) {
+                r = sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                                    "tail: the pelvis bind matrix cannot be inverted");
+                goto fail;
+            }
+            bone->local = sinew_transform_identity();
+            bone->local.translation = sinew_mat4_transform_point(&prev_inv, J[b]);
+            prev_inv = bone->inverse_bind;
+            jp[next_joint + b] = J[b];
+            if (b < K) segs[seg_count++] = (rig_segment){J[b], J[b + 1], (int32_t)(next_joint + b)};
+        }
+        /* Weights. */
+        double rad = 0;
+        uint32_t rad_n = 0;
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t v = verts[i];
+            float gv = g[a->weld[v]];
+            if (gv == FLT_MAX) gv = 0;
+            float s = (float)K * gv / L;
+            uint32_t k = s <= 0 ? 0 : (uint32_t)floorf(s);
+            if (k > K - 1) k = K - 1;
+            float f = clampf(s - (float)k, 0, 2);
+            uint32_t jj[3];
+            float ww[3];
+            float wp = clampf(0.5f - 2 * f, 0, 0.5f), wn = clampf(2 * f - 1.5f, 0, 0.5f);
+            jj[0] = next_joint + k;
+            jj[1] = k == 0 ? (uint32_t)pelvis : next_joint + k - 1;
+            jj[2] = k + 1 < K ? next_joint + k + 1 : next_joint + k; /* Tail_End is unweighted */
+            ww[1] = wp;
+            ww[2] = wn;
+            ww[0] = 1 - wp - wn;
+            size_t o = (size_t)v * SINEW_MAX_INFLUENCES;
+            write_slots(plan->joints + o, plan->weights + o, jj, ww, 3);
+            if (a->far[v]) {
+                float d = FLT_MAX;
+                for (uint32_t b = 0; b < K; b++) {
+                    rig_segment sg = {J[b], J[b + 1], 0};
+                    d = fminf(d, rig_segment_distance(&sg, m->mesh.positions[v]));
+                }
+                rad += d;
+                rad_n++;
+            }
+        }
+        pc->radius = rad_n ? (float)(rad / rad_n) : 0;
+        next_joint += K + 1;
+        plan->chain_count++;
+    }
+    /* What changed, and the weighted distance after. */
+    for (uint32_t v = 0; v < nv; v++) {
+        size_t o = (size_t)v * SINEW_MAX_INFLUENCES;
+        plan->changed[v] = memcmp(plan->joints + o, m->mesh.influence_joints + o,
+                                  SINEW_MAX_INFLUENCES * sizeof *plan->joints) != 0 ||
+                           memcmp(plan->weights + o, m->mesh.influence_weights + o,
+                                  SINEW_MAX_INFLUENCES * sizeof *plan->weights) != 0;
+        plan->changed_count += plan->changed[v];
+    }
+    for (uint32_t p = 0; p < rep->piece_count; p++) {
+        sinew_rig_piece *pc = &rep->pieces[p];
+        if (pc->verdict != SINEW_RIG_VERDICT_CHAIN && pc->verdict != SINEW_RIG_VERDICT_RIGID &&
+            pc->verdict != SINEW_RIG_VERDICT_DRESSED)
+            continue;
+        uint32_t count = 0;
+        for (uint32_t v = 0; v < nv; v++)
+            if (rep->vertex_piece[v] == p) verts[count++] = v;
+        pc->distance_after = rig_weighted_distance(m->mesh.positions, verts, count, plan->joints,
+                                                   plan->weights, segs, seg_count, jp, next_joint);
+    }
+    goto done;
+fail:
+    sinew_rig_plan_free(plan);
+done:
+    sinew_free(al, g);
+    sinew_free(al, heap);
+    sinew_free(al, verts);
+    sinew_free(al, gs);
+    sinew_free(al, done);
+    sinew_free(al, segs);
+    sinew_free(al, jp);
+    return r;
+}

@@ -1,0 +1,145 @@
+/* One clip end to end: frames, targets, the per-frame solver with warm start, the rig's
+ * local tracks and the quality of the surface they reproduce. */
+#include "solve_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+void sinew_solve_clip_result_free(sinew_solve_clip_result *r, const sinew_allocator *allocator)
+{
+    if (!r) return;
+    sinew_allocator a = {0};
+    if (allocator) a = *allocator;
+    sinew_free(&a, r->times);
+    sinew_free(&a, r->poses);
+    sinew_free(&a, r->skin_matrices);
+    sinew_free(&a, r->vertex_error);
+    sinew_free(&a, r->frame_error);
+    sinew_free(&a, r->vertex_error_sum);
+    sinew_free(&a, r->vertex_moved_sum);
+    memset(r, 0, sizeof *r);
+}
+
+/* Largest |M' p - M p| over the eight corners of the bind box: bounds the mismatch of any
+ * vertex inside it. */
+static double matrix_mismatch(const sinew_mat4 *a, const sinew_mat4 *b, const sinew_size *size)
+{
+    double worst = 0;
+    for (int c = 0; c < 8; c++) {
+        const sinew_vec3 p =
+            sinew_vec3_make(c & 1 ? size->max.x : size->min.x, c & 2 ? size->max.y : size->min.y,
+                            c & 4 ? size->max.z : size->min.z);
+        const double d =
+            sinew_vec3_distance(sinew_mat4_transform_point(a, p), sinew_mat4_transform_point(b, p));
+        if (d > worst) worst = d;
+    }
+    return worst;
+}
+
+sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
+                              const sinew_model *rig, const uint32_t *nearest,
+                              const sinew_solve_options *options, const sinew_allocator *allocator,
+                              sinew_solve_clip_result *out, sinew_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sinew_allocator alloc = {0};
+    if (allocator) alloc = *allocator;
+    const sinew_allocator *a = &alloc;
+    const float rate = options ? options->frame_rate : 0.0f;
+    const uint32_t F = sinew_solve_frame_times(clip, rate, NULL, 0);
+    const uint32_t N = rig->node_count, J = rig->skin.joint_count, V = rig->mesh.vertex_count;
+    out->frame_count = F;
+    out->node_count = N;
+    out->joint_count = J;
+    out->vertex_count = V;
+    out->times = sinew_alloc(a, F, sizeof(float));
+    out->poses = sinew_alloc(a, (size_t)F * N, sizeof(sinew_transform));
+    out->skin_matrices = sinew_alloc(a, (size_t)F * J, sizeof(sinew_mat4));
+    out->vertex_error = sinew_alloc(a, V, sizeof(float));
+    out->frame_error = sinew_alloc(a, F, sizeof(float));
+    out->vertex_error_sum = sinew_alloc(a, V, sizeof(float));
+    out->vertex_moved_sum = sinew_alloc(a, V, sizeof(float));
+    sinew_vec3 *targets = sinew_alloc(a, V, sizeof(sinew_vec3));
+    sinew_vec3 *solved = sinew_alloc(a, V, sizeof(sinew_vec3));
+    sinew_vec3 *rest = sinew_alloc(a, V, sizeof(sinew_vec3));
+    sinew_mat4 *world = sinew_alloc(a, N ? N : 1, sizeof(sinew_mat4));
+    sinew_mat4 *reskin = sinew_alloc(a, J ? J : 1, sizeof(sinew_mat4));
+    sinew_solver *solver = NULL;
+    sinew_result r = SINEW_OK;
+    if (!out->times || !out->poses || !out->skin_matrices || !out->vertex_error ||
+        !out->frame_error || !out->vertex_error_sum || !out->vertex_moved_sum || !targets ||
+        !solved || !rest || !world || !reskin) {
+        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "solve: out of memory");
+        goto done;
+    }
+    sinew_solve_frame_times(clip, rate, out->times, F);
+    /* "Not moving" is the rest pose as a player shows it; errors are against its size. */
+    out->diagonal = solve_rest_skin(rig, a, rest);
+    if (!(out->diagonal > 0)) out->diagonal = rig->size.diagonal > 0 ? rig->size.diagonal : 1.0;
+    r = sinew_solver_create(rig, options, a, &solver, err);
+    if (r != SINEW_OK) goto done;
+
+    sinew_solve_quality *q = &out->quality;
+    double sweeps = 0;
+    for (uint32_t f = 0; f < F; f++) {
+        r = sinew_solve_targets(source, clip, &out->times[f], 1, rig, nearest, a, targets, err);
+        if (r != SINEW_OK) goto done;
+        sinew_solve_frame_stats st;
+        sinew_mat4 *M = &out->skin_matrices[(size_t)f * J];
+        r = sinew_solver_frame(solver, targets, M, &st, err);
+        if (r != SINEW_OK) goto done;
+        sweeps += st.sweeps;
+        if (st.sweeps > out->max_sweeps) out->max_sweeps = st.sweeps;
+
+        /* local tracks, quaternion signs continuous with the previous frame */
+        sinew_transform *pose = &out->poses[(size_t)f * N];
+        sinew_solve_local_pose(rig, M, pose, world);
+        if (f > 0)
+            for (uint32_t n = 0; n < N; n++) {
+                const sinew_quat prev = out->poses[(size_t)(f - 1) * N + n].rotation;
+                sinew_quat *cur = &pose[n].rotation;
+                if (sinew_quat_dot(prev, *cur) < 0)
+                    *cur = sinew_quat_make(-cur->x, -cur->y, -cur->z, -cur->w);
+            }
+
+        /* re-skin from the written tracks: the quality is of what a player will show */
+        sinew_pose_to_world(rig, pose, world);
+        sinew_skin_matrices(rig, world, reskin);
+        for (uint32_t j = 0; j < J; j++) {
+            const double d = matrix_mismatch(&reskin[j], &M[j], &rig->size);
+            if (d > out->reskin_mismatch) out->reskin_mismatch = d;
+        }
+        sinew_skin_positions(rig, reskin, solved);
+        double frame_sum = 0;
+        for (uint32_t i = 0; i < V; i++) {
+            const double e = sinew_vec3_distance(solved[i], targets[i]);
+            const double moved = sinew_vec3_distance(targets[i], rest[i]);
+            frame_sum += e;
+            q->moved += moved;
+            out->vertex_error_sum[i] += (float)e;
+            out->vertex_moved_sum[i] += (float)moved;
+            if (e > out->vertex_error[i]) out->vertex_error[i] = (float)e;
+            if (e / out->diagonal > q->max_error || (f == 0 && i == 0)) {
+                q->max_error = e / out->diagonal;
+                q->worst_frame = f;
+                q->worst_vertex = i;
+            }
+        }
+        q->error += frame_sum;
+        out->frame_error[f] = (float)(frame_sum / (V ? V : 1));
+    }
+    q->samples = (uint64_t)F * V;
+    q->mean_error = q->samples ? q->error / (double)q->samples / out->diagonal : 0;
+    q->q = q->moved > 0 ? 1.0 - q->error / q->moved : (q->error > 0 ? 0 : 1);
+    out->sweeps_per_frame = F ? sweeps / F : 0;
+
+done:
+    sinew_solver_free(solver);
+    sinew_free(a, targets);
+    sinew_free(a, solved);
+    sinew_free(a, rest);
+    sinew_free(a, world);
+    sinew_free(a, reskin);
+    if (r != SINEW_OK) sinew_solve_clip_result_free(out, a);
+    return r;
+}

@@ -1,0 +1,144 @@
+/* Weighted rigid fit by Horn's quaternion method (B. K. P. Horn, "Closed-form solution of
+ * absolute orientation using unit quaternions", JOSA A 4(4), 1987), and the double-precision
+ * affine helpers the solver works in. */
+#include "solve_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+void solve_quat_to_rot(const double q[4], double r[9])
+{
+    const double x = q[0], y = q[1], z = q[2], w = q[3];
+    r[0] = 1 - 2 * (y * y + z * z);
+    r[1] = 2 * (x * y - z * w);
+    r[2] = 2 * (x * z + y * w);
+    r[3] = 2 * (x * y + z * w);
+    r[4] = 1 - 2 * (x * x + z * z);
+    r[5] = 2 * (y * z - x * w);
+    r[6] = 2 * (x * z - y * w);
+    r[7] = 2 * (y * z + x * w);
+    r[8] = 1 - 2 * (x * x + y * y);
+}
+
+void solve_horn(const double S_in[9], const double prev_rot[9], double quat[4], double rot[9])
+{
+    double S[9];
+    double norm = 0;
+    for (int i = 0; i < 9; i++)
+        norm += S_in[i] * S_in[i];
+    norm = sqrt(norm);
+    /* Tie-break toward the previous rotation: phantom points a = e_k, b = R_prev e_k add
+     * lambda R_prev^T to S. At 1e-9 of |S| it moves a determined fit by ~1e-9 rad (far below
+     * float targets), but selects a unique answer when the points are collinear or absent. */
+    const double lambda = norm > 0 ? 1e-9 * norm : 1.0;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            S[r * 3 + c] = S_in[r * 3 + c] + (prev_rot ? lambda * prev_rot[c * 3 + r] : 0.0);
+    if (!prev_rot && !(norm > 0)) {
+        const double id[4] = {0, 0, 0, 1};
+        memcpy(quat, id, sizeof id);
+        if (rot) solve_quat_to_rot(quat, rot);
+        return;
+    }
+    const double sxx = S[0], sxy = S[1], sxz = S[2];
+    const double syx = S[3], syy = S[4], syz = S[5];
+    const double szx = S[6], szy = S[7], szz = S[8];
+    /* Horn's N, quaternion order (w, x, y, z): q^T N q = sum b . (R(q) a). */
+    const double N[16] = {sxx + syy + szz, syz - szy,       szx - sxz,        sxy - syx,
+                          syz - szy,       sxx - syy - szz, sxy + syx,        szx + sxz,
+                          szx - sxz,       sxy + syx,       -sxx + syy - szz, syz + szy,
+                          sxy - syx,       szx + sxz,       syz + szy,        -sxx - syy + szz};
+    double values[4], vectors[16];
+    sinew_sym4_eigen(N, values, vectors);
+    double w = vectors[0], x = vectors[4], y = vectors[8], z = vectors[12];
+    double len = sqrt(w * w + x * x + y * y + z * z);
+    if (!(len > 0) || !isfinite(len)) {
+        w = 1, x = y = z = 0, len = 1;
+    }
+    if (w < 0) len = -len; /* canonical sign; callers keep continuity themselves */
+    quat[0] = x / len;
+    quat[1] = y / len;
+    quat[2] = z / len;
+    quat[3] = w / len;
+    if (rot) solve_quat_to_rot(quat, rot);
+}
+
+void solve_affine_identity(solve_affine *out)
+{
+    memset(out, 0, sizeof *out);
+    out->m[0] = out->m[5] = out->m[10] = 1;
+}
+
+void solve_affine_from_mat4(const sinew_mat4 *in, solve_affine *out)
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++)
+            out->m[r * 4 + c] = in->m[c * 4 + r];
+}
+
+void solve_affine_to_mat4(const solve_affine *in, sinew_mat4 *out)
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++)
+            out->m[c * 4 + r] = (float)in->m[r * 4 + c];
+    out->m[3] = out->m[7] = out->m[11] = 0;
+    out->m[15] = 1;
+}
+
+void solve_affine_mul(const solve_affine *a, const solve_affine *b, solve_affine *out)
+{
+    solve_affine r;
+    for (int i = 0; i < 3; i++) {
+        for (int c = 0; c < 4; c++)
+            r.m[i * 4 + c] = a->m[i * 4 + 0] * b->m[0 * 4 + c] + a->m[i * 4 + 1] * b->m[1 * 4 + c] +
+                             a->m[i * 4 + 2] * b->m[2 * 4 + c];
+        r.m[i * 4 + 3] += a->m[i * 4 + 3];
+    }
+    *out = r;
+}
+
+int solve_affine_invert(const solve_affine *a, solve_affine *out)
+{
+    const double *m = a->m;
+    const double c00 = m[5] * m[10] - m[6] * m[9], c01 = m[6] * m[8] - m[4] * m[10],
+                 c02 = m[4] * m[9] - m[5] * m[8];
+    const double det = m[0] * c00 + m[1] * c01 + m[2] * c02;
+    if (!(fabs(det) > 1e-300) || !isfinite(det)) return 0;
+    const double id = 1.0 / det;
+    solve_affine r;
+    r.m[0] = c00 * id;
+    r.m[1] = (m[2] * m[9] - m[1] * m[10]) * id;
+    r.m[2] = (m[1] * m[6] - m[2] * m[5]) * id;
+    r.m[4] = c01 * id;
+    r.m[5] = (m[0] * m[10] - m[2] * m[8]) * id;
+    r.m[6] = (m[2] * m[4] - m[0] * m[6]) * id;
+    r.m[8] = c02 * id;
+    r.m[9] = (m[1] * m[8] - m[0] * m[9]) * id;
+    r.m[10] = (m[0] * m[5] - m[1] * m[4]) * id;
+    for (int i = 0; i < 3; i++)
+        r.m[i * 4 + 3] = -(r.m[i * 4 + 0] * m[3] + r.m[i * 4 + 1] * m[7] + r.m[i * 4 + 2] * m[11]);
+    *out = r;
+    return 1;
+}
+
+void solve_affine_from_transform(sinew_transform t, solve_affine *out)
+{
+    double len = sqrt((double)t.rotation.x * t.rotation.x + (double)t.rotation.y * t.rotation.y +
+                      (double)t.rotation.z * t.rotation.z + (double)t.rotation.w * t.rotation.w);
+    double q[4] = {0, 0, 0, 1};
+    if (len > 0 && isfinite(len)) {
+        q[0] = t.rotation.x / len;
+        q[1] = t.rotation.y / len;
+        q[2] = t.rotation.z / len;
+        q[3] = t.rotation.w / len;
+    }
+    double r[9];
+    solve_quat_to_rot(q, r);
+    const double s[3] = {t.scale.x, t.scale.y, t.scale.z};
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < 3; c++)
+            out->m[i * 4 + c] = r[i * 3 + c] * s[c];
+    out->m[3] = t.translation.x;
+    out->m[7] = t.translation.y;
+    out->m[11] = t.translation.z;
+}

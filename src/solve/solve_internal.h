@@ -1,0 +1,136 @@
+/* Private to the solve module: double-precision affine helpers, Horn's fit, the solver
+ * layout shared by moments.c, sweep.c and rotation_only.c. */
+#ifndef SINEW_SOLVE_INTERNAL_H
+#define SINEW_SOLVE_INTERNAL_H
+
+#include "sinew/solve.h"
+
+/* An affine map as 3 rows of 4 (row-major): y = A[0..2] x + A[3] per row. Double, because
+ * moments and Horn's matrix lose the control run's zero in float (seed 004). */
+typedef struct solve_affine {
+    double m[12];
+} solve_affine;
+
+void solve_affine_from_mat4(const sinew_mat4 *in, solve_affine *out);
+void solve_affine_to_mat4(const solve_affine *in, sinew_mat4 *out);
+/* out = a * b */
+void solve_affine_mul(const solve_affine *a, const solve_affine *b, solve_affine *out);
+/* Inverse of an affine map; 0 when singular. */
+int solve_affine_invert(const solve_affine *a, solve_affine *out);
+void solve_affine_identity(solve_affine *out);
+void solve_affine_from_transform(sinew_transform t, solve_affine *out);
+
+/* Horn (1987), "Closed-form solution of absolute orientation using unit quaternions": the
+ * rotation R maximising sum_i w_i b_i . (R a_i), given S[r * 3 + c] = sum_i w_i a_i[r] b_i[c]
+ * (3x3, row-major). The answer is the eigenvector of the largest eigenvalue of Horn's 4x4
+ * symmetric matrix N(S), found by cyclic Jacobi (sinew_sym4_eigen; power iteration stalls,
+ * seed 004). `prev` (may be NULL) breaks ties: a phantom frame of weight 1e-12 * |S| pulls
+ * degenerate fits (collinear or no points) toward it without moving determined ones.
+ * Writes a unit quaternion (x, y, z, w) with the sign nearest `prev`; the rotation matrix
+ * (row-major 3x3) to `rot` when not NULL. */
+void solve_horn(const double S[9], const double prev_rot[9], double quat[4], double rot[9]);
+
+/* Quaternion (x, y, z, w) to a row-major 3x3 rotation. */
+void solve_quat_to_rot(const double q[4], double rot[9]);
+
+/* One unordered pair of joints that share a constraint vertex (or a joint with itself). */
+typedef struct solve_pair {
+    uint32_t j, k;  /* j <= k */
+    double uut[16]; /* sum_i w_ij w_ik u~ u~^T, row-major 4x4, u~ = (u, 1) in bind space */
+} solve_pair;
+
+/* A joint's kind in the sweep. */
+enum {
+    SOLVE_JOINT_EMPTY = 0, /* no constraint weight: follows its parent at rest */
+    SOLVE_JOINT_FREE = 1,  /* full rigid fit */
+    SOLVE_JOINT_PIVOT = 2  /* rotation-only: rotation about a pivot fixed by the parent */
+};
+
+struct sinew_solver {
+    const sinew_model *rig;
+    sinew_allocator alloc;
+    sinew_solve_options opt; /* defaults resolved */
+    uint32_t joint_count, node_count, vertex_count;
+    double diagonal;
+
+    /* constraint vertices */
+    uint32_t constraint_count;
+    uint32_t *constraints; /* rig vertex indices */
+
+    /* influences grouped by joint (CSR): entries of joint j are [entry_start[j],
+     * entry_start[j+1]); each is a constraint vertex's rig index and its weight */
+    uint32_t *entry_start;  /* joint_count + 1 */
+    uint32_t *entry_vertex; /* rig vertex index */
+    float *entry_weight;
+
+    /* pairs and, per joint, its pairs (CSR): neighbour k and the pair index */
+    uint32_t pair_count;
+    solve_pair *pairs;
+    uint32_t *nbr_start; /* joint_count + 1 */
+    uint32_t *nbr_joint;
+    uint32_t *nbr_pair;
+    uint32_t *self_pair; /* joint_count: index of pair (j, j), or UINT32_MAX without weight */
+    double *init_uut;    /* joint_count * 16: sum_k uuT_jk = sum_i w_ij u~ u~^T */
+
+    uint8_t *kind;            /* joint_count, SOLVE_JOINT_* */
+    int32_t *node_joint;      /* node_count: the node's joint, -1 for none (copy of nodes[].joint
+                                 checked against the skin) */
+    solve_affine *bind;       /* joint_count: W0_j */
+    solve_affine *ibm;        /* joint_count: IBM_j */
+    solve_affine *file_local; /* node_count: the file's TRS */
+    solve_affine *rest_local; /* node_count: rest TRS */
+    /* rotation-only: for every weighted joint the weighted joints of its subtree (CSR, itself
+     * first) and a joint_count^2 membership table */
+    uint32_t *sub_start;
+    uint32_t *sub_joint;
+    uint8_t *in_sub;
+
+    /* per-frame state */
+    double *vut;         /* joint_count * 12: sum_i w_ij (y_i - d) u~^T, row-major 3x4 */
+    double yy;           /* sum_i |y_i - d|^2 */
+    double centre[3];    /* d: the frame's target centroid (moments are taken about it) */
+    solve_affine *cur;   /* joint_count: M_j mapping bind space to (world - centre) */
+    solve_affine *world; /* node_count scratch (world - centre) */
+    double *scratch;     /* joint_count * 12 */
+    double *scale;       /* joint_count: sigma_j, the uniform scale of M_j in the rest pose
+                            (an armature scaled by 100 puts it into every M_j; clips that do not
+                            animate scale keep it, so the fit is rotation, this scale and a
+                            translation) */
+    solve_affine *hist;  /* 2 * joint_count: M_j of the last two frames (world, not centred) */
+    uint32_t history;    /* how many of them are valid (0..2) */
+    double *local_rot;   /* joint_count * 9: rotation-only local rotations (row-major) */
+    uint32_t *order;     /* joint_count: joints in node order (parent before child) */
+    int warm;            /* cur holds the previous frame's answer */
+};
+
+/* moments.c */
+sinew_result solve_build_moments(sinew_solver *s, sinew_error *err);
+/* vuT, yy and the centre of one frame's targets. 0 when a target is not finite. */
+int solve_frame_moments(sinew_solver *s, const sinew_vec3 *targets);
+/* Squared error sum_i |sum_j w_ij M_j u~_i - (y_i - d)|^2 from the moments. */
+double solve_error_from_moments(const sinew_solver *s);
+/* A_j = vuT_j - sum_{k != j} M_k uuT_jk (3x4): what bone j alone must explain. */
+void solve_bone_residual(const sinew_solver *s, uint32_t j, double A[12]);
+
+/* sweep.c: the free rigid fit (rotation, the fixed scale sigma, translation) of bone j given
+ * A_j (3x4) and U = uuT_jj (4x4). */
+void solve_fit_free(const double A[12], const double U[16], double sigma, const solve_affine *prev,
+                    solve_affine *out);
+
+/* quality.c: the rig skinned in its rest pose (what "not moving" looks like to a player;
+ * the stored bind positions whenever the rest pose maps to identity). Returns the box
+ * diagonal of those positions (0 on allocation failure). `out` may be NULL. */
+double solve_rest_skin(const sinew_model *rig, const sinew_allocator *alloc, sinew_vec3 *out);
+
+/* rotation_only.c: subtree lists (at create), the projection of a cold start onto the
+ * rest joint translations, and one parent-to-child sweep. */
+sinew_result solve_rotation_only_prepare(sinew_solver *s, sinew_error *err);
+void solve_rotation_only_project(sinew_solver *s);
+/* One sweep; returns the squared error after it, never above `error_before` (a pass that
+ * would raise it is replaced by the subtree descent pass). */
+double solve_sweep_rotation_only(sinew_solver *s, double error_before);
+/* Recomputes world (minus centre) for every node from cur (free joints) and the file/rest
+ * locals; EMPTY joints get M from their parent. */
+void solve_update_empty_joints(sinew_solver *s);
+
+#endif

@@ -1,0 +1,213 @@
+/* The creatures through the io module and the CLI: same bytes every run, a file that reads
+ * back as the same model (so the truth's vertex order holds for the file), `sinew creature`'s
+ * outputs and its errors. */
+#include "test_util.h"
+
+#include <cjson/cJSON.h>
+#include <float.h>
+#include <math.h>
+
+#include "sinew/creature.h"
+#include "sinew/document.h"
+
+static void *glb_of(sinew_creature_kind kind, size_t *size)
+{
+    sinew_model *m = NULL;
+    sinew_document *doc = NULL;
+    sinew_error err = {0};
+    assert_int_equal(sinew_creature_build(kind, NULL, &m, NULL, &err), SINEW_OK);
+    if (sinew_document_from_model(m, &doc, &err)) fail_msg("from_model: %s", err.message);
+    void *bytes = NULL;
+    if (sinew_document_write_glb_memory(doc, &bytes, size, &err))
+        fail_msg("write: %s", err.message);
+    sinew_document_free(doc);
+    sinew_model_free(m);
+    return bytes;
+}
+
+static void test_glb_bytes_deterministic(void **state)
+{
+    (void)state;
+    for (int k = SINEW_CREATURE_INVALID + 1; k < SINEW_CREATURE_KIND_COUNT; k++) {
+        size_t a_size = 0, b_size = 0;
+        void *a = glb_of((sinew_creature_kind)k, &a_size);
+        void *b = glb_of((sinew_creature_kind)k, &b_size);
+        assert_int_equal(a_size, b_size);
+        assert_memory_equal(a, b, a_size);
+        free(a);
+        free(b);
+    }
+}
+
+/* The file reads back as the model that was written: vertex order, positions, weights, joint
+ * names, clips; and skinning the loaded Walk agrees with skinning the built one. */
+static void test_glb_round_trip(void **state)
+{
+    (void)state;
+    for (int k = SINEW_CREATURE_INVALID + 1; k < SINEW_CREATURE_KIND_COUNT; k++) {
+        sinew_model *m = NULL, *r = NULL;
+        sinew_document *doc = NULL, *back = NULL;
+        sinew_error err = {0};
+        assert_int_equal(sinew_creature_build((sinew_creature_kind)k, NULL, &m, NULL, &err),
+                         SINEW_OK);
+        if (sinew_document_from_model(m, &doc, &err)) fail_msg("from_model: %s", err.message);
+        void *bytes = NULL;
+        size_t size = 0;
+        if (sinew_document_write_glb_memory(doc, &bytes, &size, &err)) fail_msg("%s", err.message);
+        if (sinew_document_load_memory(bytes, size, NULL, &back, &err)) fail_msg("%s", err.message);
+        if (sinew_model_from_document(back, NULL, &r, &err)) fail_msg("%s", err.message);
+        assert_int_equal(sinew_document_warning_count(back), 0);
+
+        assert_int_equal(r->mesh.vertex_count, m->mesh.vertex_count);
+        assert_int_equal(r->mesh.triangle_count, m->mesh.triangle_count);
+        assert_memory_equal(r->mesh.positions, m->mesh.positions,
+                            m->mesh.vertex_count * sizeof(sinew_vec3));
+        assert_memory_equal(r->mesh.weld, m->mesh.weld, m->mesh.vertex_count * sizeof(uint32_t));
+        assert_int_equal(r->skin.joint_count, m->skin.joint_count);
+        for (uint32_t j = 0; j < m->skin.joint_count; j++)
+            assert_string_equal(r->nodes[r->skin.joints[j].node].name,
+                                m->nodes[m->skin.joints[j].node].name);
+        for (uint32_t i = 0; i < m->mesh.vertex_count * SINEW_MAX_INFLUENCES; i++) {
+            assert_float_equal(r->mesh.influence_weights[i], m->mesh.influence_weights[i], 1e-6f);
+            if (m->mesh.influence_weights[i] > 0)
+                assert_int_equal(r->mesh.influence_joints[i], m->mesh.influence_joints[i]);
+        }
+        assert_int_equal(r->clip_count, m->clip_count);
+
+        int32_t cm = sinew_model_find_clip(m, "Walk"), cr = sinew_model_find_clip(r, "Walk");
+        assert_true(cm >= 0 && cr >= 0);
+        sinew_transform *pose =
+            calloc(r->node_count > m->node_count ? r->node_count : m->node_count, sizeof *pose);
+        sinew_mat4 *world =
+            calloc(r->node_count > m->node_count ? r->node_count : m->node_count, sizeof *world);
+        sinew_mat4 *skin = calloc(m->skin.joint_count, sizeof *skin);
+        sinew_vec3 *pa = calloc(m->mesh.vertex_count, sizeof *pa);
+        sinew_vec3 *pb = calloc(m->mesh.vertex_count, sizeof *pb);
+        float t = m->clips[cm].duration * 0.37f, worst = 0;
+        sinew_clip_sample(m, &m->clips[cm], t, pose);
+        sinew_pose_to_world(m, pose, world);
+        sinew_skin_matrices(m, world, skin);
+        sinew_skin_positions(m, skin, pa);
+        sinew_clip_sample(r, &r->clips[cr], t, pose);
+        sinew_pose_to_world(r, pose, world);
+        sinew_skin_matrices(r, world, skin);
+        sinew_skin_positions(r, skin, pb);
+        for (uint32_t v = 0; v < m->mesh.vertex_count; v++)
+            worst = fmaxf(worst, sinew_vec3_distance(pa[v], pb[v]));
+        assert_true(worst < 1e-5f * m->size.scale);
+
+        free(pose), free(world), free(skin), free(pa), free(pb);
+        free(bytes);
+        sinew_model_free(r);
+        sinew_model_free(m);
+        sinew_document_free(back);
+        sinew_document_free(doc);
+    }
+}
+
+static char *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    buf[got] = 0;
+    *size = got;
+    return buf;
+}
+
+static void test_cli(void **state)
+{
+    (void)state;
+    char dir[512], a[600], b[600], ta[600], tb[600], out[8192];
+    assert_non_null(test_tmpdir(dir, sizeof dir));
+    const char *bin = test_sinew_bin();
+    snprintf(a, sizeof a, "%s/fox.glb", dir);
+    snprintf(b, sizeof b, "%s/fox2.glb", dir);
+    snprintf(ta, sizeof ta, "%s/fox.json", dir);
+    snprintf(tb, sizeof tb, "%s/fox2.json", dir);
+
+    assert_int_equal(test_run(out, sizeof out, "%s creature fox -o %s --truth %s", bin, a, ta), 0);
+    assert_non_null(strstr(out, "fox: "));
+    assert_non_null(strstr(out, "tail 0.810 m"));
+    assert_int_equal(test_run(out, sizeof out, "%s creature fox -o %s --truth %s", bin, b, tb), 0);
+    size_t na, nb, nta, ntb;
+    char *ga = read_file(a, &na), *gb = read_file(b, &nb);
+    char *ja = read_file(ta, &nta), *jb = read_file(tb, &ntb);
+    assert_non_null(ga), assert_non_null(gb), assert_non_null(ja), assert_non_null(jb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(ga, gb, na); /* same bytes every run */
+    assert_int_equal(nta, ntb);
+    assert_memory_equal(ja, jb, nta);
+
+    /* the truth describes the file: its vertex count, a tail piece with the chain verdict */
+    sinew_document *doc = NULL;
+    sinew_model *m = NULL;
+    sinew_error err = {0};
+    assert_int_equal(sinew_document_load_file(a, NULL, &doc, &err), SINEW_OK);
+    assert_int_equal(sinew_model_from_document(doc, NULL, &m, &err), SINEW_OK);
+    cJSON *truth = cJSON_Parse(ja);
+    assert_non_null(truth);
+    assert_int_equal(cJSON_GetObjectItem(truth, "vertex_count")->valueint,
+                     (int)m->mesh.vertex_count);
+    cJSON *labels = cJSON_GetObjectItem(truth, "vertex_piece");
+    assert_int_equal(cJSON_GetArraySize(labels), (int)m->mesh.vertex_count);
+    cJSON *pieces = cJSON_GetObjectItem(truth, "pieces");
+    int tail = cJSON_GetObjectItem(truth, "tail_piece")->valueint;
+    cJSON *tp = cJSON_GetArrayItem(pieces, tail);
+    assert_string_equal(cJSON_GetObjectItem(tp, "verdict")->valuestring, "chain");
+    assert_string_equal(cJSON_GetObjectItem(tp, "attach_joint")->valuestring, "mixamorig:Hips");
+    assert_float_equal(cJSON_GetObjectItem(truth, "tail_length")->valuedouble, 0.81, 0.01);
+    int counted = 0;
+    cJSON *it;
+    cJSON_ArrayForEach(it, labels) counted += it->valueint == tail;
+    assert_int_equal(counted, cJSON_GetObjectItem(tp, "vertex_count")->valueint);
+    cJSON_Delete(truth);
+    sinew_model_free(m);
+    sinew_document_free(doc);
+    free(ga), free(gb), free(ja), free(jb);
+
+    /* --list names every kind */
+    assert_int_equal(test_run(out, sizeof out, "%s creature --list", bin), 0);
+    for (int k = SINEW_CREATURE_INVALID + 1; k < SINEW_CREATURE_KIND_COUNT; k++)
+        assert_non_null(strstr(out, sinew_creature_kind_name((sinew_creature_kind)k)));
+    /* --height scales */
+    snprintf(b, sizeof b, "%s/big.glb", dir);
+    assert_int_equal(test_run(out, sizeof out, "%s creature lizard -o %s --height 4.5", bin, b), 0);
+    assert_non_null(strstr(out, "height 4.500 m"));
+
+    /* usage errors: exit 2 with a message, nothing written */
+    snprintf(b, sizeof b, "%s/none.glb", dir);
+    assert_int_equal(test_run(out, sizeof out, "%s creature dragon -o %s", bin, b), 2);
+    assert_non_null(strstr(out, "unknown kind 'dragon'"));
+    assert_int_equal(test_run(out, sizeof out, "%s creature fox", bin), 2);
+    assert_non_null(strstr(out, "missing -o"));
+    assert_int_equal(test_run(out, sizeof out, "%s creature fox -o %s --height 0", bin, b), 2);
+    assert_int_equal(test_run(out, sizeof out, "%s creature fox -o %s --height nan", bin, b), 2);
+    assert_int_equal(test_run(out, sizeof out, "%s creature fox -o %s --bogus", bin, b), 2);
+    assert_int_equal(test_run(out, sizeof out, "%s creature fox mouse -o %s", bin, b), 2);
+    assert_int_equal(test_run(out, sizeof out, "%s creature fox -o %s --truth %s", bin, b, b), 2);
+    assert_false(test_file_exists(b));
+    /* an output that cannot be written: exit 3, and neither file appears */
+    snprintf(b, sizeof b, "%s/missing/x.glb", dir);
+    snprintf(tb, sizeof tb, "%s/t.json", dir);
+    assert_int_equal(test_run(out, sizeof out, "%s creature fox -o %s --truth %s", bin, b, tb), 3);
+    assert_false(test_file_exists(tb));
+    assert_int_equal(test_run(out, sizeof out, "ls %s | wc -l", dir), 0);
+    assert_int_equal(atoi(out), 5); /* fox.glb fox.json fox2.glb fox2.json big.glb */
+    test_run(out, sizeof out, "rm -rf %s", dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_glb_bytes_deterministic),
+        cmocka_unit_test(test_glb_round_trip),
+        cmocka_unit_test(test_cli),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,172 @@
+/* Rig module on the shared real models (skips when ../shared/models is absent):
+ * each notail/X.glb gets a chain that owns (as dominant joint) >= 95% of the tail vertices of
+ * the original X.glb (joints named /tail/i) with >= 95% precision, nothing else in the file
+ * changes, and running on the output again builds no new chain. */
+#include "test_util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+
+#include "sinew/document.h"
+#include "sinew/rig.h"
+
+static int has_tail(const char *name)
+{
+    for (const char *p = name; p && p[0] && p[1] && p[2] && p[3]; p++)
+        if (tolower((unsigned char)p[0]) == 't' && tolower((unsigned char)p[1]) == 'a' &&
+            tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'l')
+            return 1;
+    return 0;
+}
+
+/* Dominant joint of vertex v (the first slot: slots are sorted descending). */
+static int dominant_is_tail(const sinew_model *m, uint32_t v)
+{
+    uint16_t j = m->mesh.influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
+    return has_tail(m->nodes[m->skin.joints[j].node].name);
+}
+
+static sinew_model *load(const char *path, sinew_document **doc)
+{
+    sinew_error err;
+    sinew_document *d = NULL;
+    sinew_model *m = NULL;
+    if (sinew_document_load_file(path, NULL, &d, &err) != SINEW_OK ||
+        sinew_model_from_document(d, NULL, &m, &err) != SINEW_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.message);
+        sinew_document_free(d);
+        return NULL;
+    }
+    if (doc)
+        *doc = d;
+    else
+        sinew_document_free(d);
+    return m;
+}
+
+static void check_one(const char *dir, const char *name, const char *tmp)
+{
+    char in[1024], orig[1024], out[1024];
+    snprintf(in, sizeof in, "%s/notail/%s", dir, name);
+    snprintf(orig, sizeof orig, "%s/%s", dir, name);
+    snprintf(out, sizeof out, "%s/%s", tmp, name);
+    sinew_document *doc = NULL;
+    sinew_model *m = load(in, &doc);
+    assert_non_null(m);
+    sinew_model *truth = load(orig, NULL);
+    if (!truth) { /* Fox_parent.glb has no original of its own name: use Fox.glb */
+        char alt[1024];
+        snprintf(alt, sizeof alt, "%s/Fox.glb", dir);
+        truth = load(alt, NULL);
+    }
+    assert_non_null(truth);
+    assert_int_equal(truth->mesh.vertex_count, m->mesh.vertex_count);
+    sinew_rig_report rep;
+    sinew_rig_plan plan;
+    sinew_error err;
+    assert_int_equal(sinew_rig_find_appendages(m, NULL, &rep, &err), SINEW_OK);
+    assert_int_equal(sinew_rig_build_chain(m, NULL, &rep, &plan, &err), SINEW_OK);
+    assert_int_equal(plan.chain_count, 1);
+    assert_int_equal(sinew_rig_apply_document(doc, m, &plan, &err), SINEW_OK);
+    assert_int_equal(sinew_document_write_file(doc, out, &err), SINEW_OK);
+    sinew_model *res = load(out, NULL);
+    assert_non_null(res);
+    const uint32_t nv = m->mesh.vertex_count;
+    uint32_t t = 0, f = 0, both = 0, changed_outside = 0, moved = 0;
+    for (uint32_t v = 0; v < nv; v++) {
+        int is_t = dominant_is_tail(truth, v);
+        uint16_t j = res->mesh.influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
+        int is_f = j >= m->skin.joint_count; /* one of the new joints */
+        t += (uint32_t)is_t, f += (uint32_t)is_f, both += (uint32_t)(is_t && is_f);
+        size_t o = (size_t)v * SINEW_MAX_INFLUENCES;
+        if (!plan.changed[v])
+            changed_outside +=
+                memcmp(res->mesh.influence_joints + o, m->mesh.influence_joints + o,
+                       SINEW_MAX_INFLUENCES * sizeof(uint16_t)) != 0 ||
+                memcmp(res->mesh.influence_weights + o, m->mesh.influence_weights + o,
+                       SINEW_MAX_INFLUENCES * sizeof(float)) != 0;
+        moved += memcmp(&res->mesh.positions[v], &m->mesh.positions[v], sizeof(sinew_vec3)) != 0;
+    }
+    double recall = t ? (double)both / t : 0, precision = f ? (double)both / f : 0;
+    uint32_t tp = plan.chains[0].piece;
+    fprintf(stderr,
+            "  %-28s tail %4u owned %4u recall %.3f precision %.3f K %u L %.4g H %.4g "
+            "dist %.4g -> %.4g\n",
+            name, t, f, recall, precision, rep.pieces[tp].segments, (double)rep.pieces[tp].length,
+            (double)rep.scale, (double)rep.pieces[tp].distance_before,
+            (double)rep.pieces[tp].distance_after);
+    assert_true(recall >= 0.95);
+    assert_true(precision >= 0.95);
+    assert_int_equal(changed_outside, 0);
+    assert_int_equal(moved, 0);
+    /* Nothing else changes: node count grows by K + 1, every old node keeps name and TRS,
+     * the clips are the same. */
+    assert_int_equal(res->skin.joint_count, m->skin.joint_count + plan.chains[0].bone_count);
+    assert_int_equal(res->clip_count, m->clip_count);
+    for (uint32_t c = 0; c < m->clip_count; c++) {
+        assert_string_equal(res->clips[c].name, m->clips[c].name);
+        assert_int_equal(res->clips[c].channel_count, m->clips[c].channel_count);
+    }
+    for (uint32_t j = 0; j < m->skin.joint_count; j++) {
+        const sinew_node *a = &m->nodes[m->skin.joints[j].node];
+        const sinew_node *b = &res->nodes[res->skin.joints[j].node];
+        assert_string_equal(a->name, b->name);
+        assert_memory_equal(&a->local, &b->local, sizeof a->local);
+        assert_memory_equal(&m->skin.joints[j].inverse_bind, &res->skin.joints[j].inverse_bind,
+                            sizeof(sinew_mat4));
+    }
+    /* Again: the tail has bones now, so nothing new. */
+    sinew_rig_report rep2;
+    sinew_rig_plan plan2;
+    assert_int_equal(sinew_rig_find_appendages(res, NULL, &rep2, &err), SINEW_OK);
+    assert_int_equal(sinew_rig_build_chain(res, NULL, &rep2, &plan2, &err), SINEW_OK);
+    assert_int_equal(plan2.chain_count, 0);
+    sinew_rig_plan_free(&plan2);
+    sinew_rig_report_free(&rep2);
+    sinew_rig_plan_free(&plan);
+    sinew_rig_report_free(&rep);
+    sinew_model_free(res);
+    sinew_model_free(truth);
+    sinew_model_free(m);
+    sinew_document_free(doc);
+}
+
+static void test_notail_models(void **state)
+{
+    (void)state;
+    const char *dir = test_models_dir();
+    if (!dir) skip();
+    char sub[1024];
+    snprintf(sub, sizeof sub, "%s/notail", dir);
+    DIR *d = opendir(sub);
+    if (!d) {
+        fprintf(stderr, "note: %s is absent: skipping\n", sub);
+        skip();
+    }
+    char tmp[256];
+    assert_non_null(test_tmpdir(tmp, sizeof tmp));
+    char names[32][256];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 32) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && !strcmp(e->d_name + len - 4, ".glb"))
+            snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    assert_true(n >= 4);
+    for (int i = 0; i < n; i++)
+        check_one(dir, names[i], tmp);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_notail_models),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,292 @@
+/* Surface solve (issue 5, seed 004): Horn's fit, the control run that must reach zero, coarser
+ * rigs, rotation-only bone lengths, correspondence under shuffling and resolution changes. */
+#include "test_util.h"
+
+#include "solve/solve_internal.h"
+#include "solve_fixture.h"
+
+#include <math.h>
+
+static void random_rotation(uint32_t *seed, double R[9], double q[4])
+{
+    double n = 0;
+    for (int i = 0; i < 4; i++) {
+        q[i] = fixture_rand(seed) - 0.5;
+        n += q[i] * q[i];
+    }
+    n = sqrt(n);
+    for (int i = 0; i < 4; i++)
+        q[i] /= n;
+    solve_quat_to_rot(q, R);
+}
+
+/* Horn on exact data recovers the rotation to rounding; on collinear points the tie-break
+ * keeps the previous rotation about the line. */
+static void test_horn(void **state)
+{
+    (void)state;
+    uint32_t seed = 7;
+    for (int trial = 0; trial < 50; trial++) {
+        double R[9], q[4];
+        random_rotation(&seed, R, q);
+        double S[9] = {0};
+        for (int i = 0; i < 6; i++) {
+            double a[3], b[3], w = 0.1 + fixture_rand(&seed);
+            for (int c = 0; c < 3; c++)
+                a[c] = fixture_rand(&seed) - 0.5;
+            for (int r = 0; r < 3; r++)
+                b[r] = R[r * 3] * a[0] + R[r * 3 + 1] * a[1] + R[r * 3 + 2] * a[2];
+            for (int x = 0; x < 3; x++)
+                for (int y = 0; y < 3; y++)
+                    S[x * 3 + y] += w * a[x] * b[y];
+        }
+        double got[4], Rg[9];
+        solve_horn(S, NULL, got, Rg);
+        for (int i = 0; i < 9; i++)
+            assert_true(fabs(Rg[i] - R[i]) < 1e-9);
+    }
+    /* collinear points along x: rotation about x is free; the previous rotation wins */
+    double prev[9], qp[4];
+    random_rotation(&seed, prev, qp);
+    double S[9] = {0};
+    for (int i = -2; i <= 2; i++) {
+        double a[3] = {i, 0, 0}, b[3] = {prev[0] * i, prev[3] * i, prev[6] * i};
+        for (int x = 0; x < 3; x++)
+            for (int y = 0; y < 3; y++)
+                S[x * 3 + y] += a[x] * b[y];
+    }
+    double got[4], Rg[9];
+    solve_horn(S, prev, got, Rg);
+    for (int i = 0; i < 9; i++)
+        assert_true(fabs(Rg[i] - prev[i]) < 1e-5);
+}
+
+static void solve_or_fail(const sinew_model *src, const sinew_model *rig, const uint32_t *nearest,
+                          const sinew_solve_options *opt, sinew_solve_clip_result *res)
+{
+    sinew_error err = {0};
+    sinew_result r = sinew_solve_clip(src, &src->clips[0], rig, nearest, opt, NULL, res, &err);
+    if (r != SINEW_OK) fprintf(stderr, "solve failed: %s\n", err.message);
+    assert_int_equal(r, SINEW_OK);
+}
+
+static void print_result(const char *what, const sinew_solve_clip_result *r)
+{
+    fprintf(stderr,
+            "%-28s frames %u sweeps/frame %.1f (max %u) Q %.4f%% mean %.2e%% max %.2e%% "
+            "reskin %.1e\n",
+            what, r->frame_count, r->sweeps_per_frame, r->max_sweeps, 100 * r->quality.q,
+            100 * r->quality.mean_error, 100 * r->quality.max_error,
+            r->reskin_mismatch / r->diagonal);
+}
+
+/* The control run (seed 004): the rig solved against its own clip must reach zero. */
+static void test_control(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *m = fixture_creature(&p);
+    sinew_solve_clip_result res;
+    solve_or_fail(m, m, NULL, NULL, &res);
+    print_result("control (procedural)", &res);
+    assert_int_equal(res.frame_count, p.keys);
+    assert_true(res.quality.mean_error <= 1e-4);
+    assert_true(res.quality.max_error <= 1e-3);
+    assert_true(res.quality.q >= 0.998);
+    /* re-skinning from the local tracks reproduces the solved matrices */
+    assert_true(res.reskin_mismatch <= 1e-5 * res.diagonal);
+    sinew_solve_clip_result_free(&res, NULL);
+    sinew_model_free(m);
+}
+
+/* A coarser rig (tail merged into its first joint) scores below the control and above zero;
+ * its rotation-only solve keeps every bone length. */
+static void test_coarser_and_rotation_only(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *src = fixture_creature(&p);
+    sinew_model *coarse = fixture_creature(&p);
+    assert_int_equal(fixture_merge_chain(coarse, "Tail", 1, 2), p.tail - 1);
+    sinew_solve_clip_result control, free_res, rot;
+    solve_or_fail(src, src, NULL, NULL, &control);
+    uint32_t *nearest = malloc(coarse->mesh.vertex_count * sizeof *nearest);
+    sinew_correspondence_stats st;
+    assert_int_equal(sinew_solve_correspond(src, coarse, NULL, nearest, &st, NULL), SINEW_OK);
+    assert_int_equal(st.identity, 1);
+    solve_or_fail(src, coarse, nearest, NULL, &free_res);
+    print_result("coarse tail (free)", &free_res);
+    sinew_solve_options opt = {0};
+    opt.rotation_only = 1;
+    solve_or_fail(src, coarse, nearest, &opt, &rot);
+    print_result("coarse tail (rotation-only)", &rot);
+    assert_true(free_res.quality.q < control.quality.q - 0.001);
+    assert_true(free_res.quality.q > 0.5);
+    assert_true(rot.quality.q > 0.0);
+    assert_true(rot.quality.q <= free_res.quality.q + 1e-6);
+    /* bone lengths: every joint below a weighted joint keeps its rest distance */
+    sinew_mat4 *world = malloc(coarse->node_count * sizeof *world);
+    sinew_mat4 rest_world[FIXTURE_MAX_NODES];
+    sinew_transform rest[FIXTURE_MAX_NODES];
+    sinew_pose_rest(coarse, rest);
+    sinew_pose_to_world(coarse, rest, rest_world);
+    double worst = 0;
+    uint32_t checked = 0;
+    for (uint32_t f = 0; f < rot.frame_count; f++) {
+        sinew_pose_to_world(coarse, &rot.poses[(size_t)f * coarse->node_count], world);
+        for (uint32_t n = 2; n < coarse->node_count; n++) {
+            const int32_t parent = coarse->nodes[n].parent;
+            const double len = sinew_vec3_distance(sinew_mat4_translation(&world[n]),
+                                                   sinew_mat4_translation(&world[parent]));
+            const double len0 = sinew_vec3_distance(sinew_mat4_translation(&rest_world[n]),
+                                                    sinew_mat4_translation(&rest_world[parent]));
+            if (fabs(len - len0) > worst) worst = fabs(len - len0);
+            checked++;
+        }
+    }
+    fprintf(stderr,
+            "rotation-only: worst bone length change %.2e (diagonal %.3f, %u bones x frames)\n",
+            worst, rot.diagonal, checked);
+    assert_true(worst <= 1e-6 * rot.diagonal);
+    /* the free solve does stretch bones (the seed's caveat), so the check can fail */
+    double stretch = 0;
+    for (uint32_t f = 0; f < free_res.frame_count; f++) {
+        sinew_pose_to_world(coarse, &free_res.poses[(size_t)f * coarse->node_count], world);
+        for (uint32_t n = 2; n < coarse->node_count; n++) {
+            const int32_t parent = coarse->nodes[n].parent;
+            const double len = sinew_vec3_distance(sinew_mat4_translation(&world[n]),
+                                                   sinew_mat4_translation(&world[parent]));
+            const double len0 = sinew_vec3_distance(sinew_mat4_translation(&rest_world[n]),
+                                                    sinew_mat4_translation(&rest_world[parent]));
+            if (fabs(len - len0) > stretch) stretch = fabs(len - len0);
+        }
+    }
+    fprintf(stderr, "free solve: worst bone length change %.2e\n", stretch);
+    assert_true(stretch > 1e-4 * rot.diagonal);
+    free(world);
+    free(nearest);
+    sinew_solve_clip_result_free(&control, NULL);
+    sinew_solve_clip_result_free(&free_res, NULL);
+    sinew_solve_clip_result_free(&rot, NULL);
+    sinew_model_free(src);
+    sinew_model_free(coarse);
+}
+
+/* The rotation-only control: the artist rig has fixed bone lengths, so it too reaches zero. */
+static void test_rotation_only_control(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *m = fixture_creature(&p);
+    sinew_solve_options opt = {0};
+    opt.rotation_only = 1;
+    sinew_solve_clip_result res;
+    solve_or_fail(m, m, NULL, &opt, &res);
+    print_result("control (rotation-only)", &res);
+    assert_true(res.quality.mean_error <= 1e-4);
+    assert_true(res.quality.max_error <= 1e-3);
+    assert_true(res.quality.q >= 0.998);
+    sinew_solve_clip_result_free(&res, NULL);
+    sinew_model_free(m);
+}
+
+static double solve_q(const sinew_model *src, const sinew_model *rig, const char *what)
+{
+    uint32_t *nearest = malloc(rig->mesh.vertex_count * sizeof *nearest);
+    sinew_correspondence_stats st;
+    sinew_error err = {0};
+    assert_int_equal(sinew_solve_correspond(src, rig, NULL, nearest, &st, &err), SINEW_OK);
+    fprintf(stderr, "%s: correspondence mean %.2e max %.2e of diagonal, identity %d\n", what,
+            st.mean_distance / st.diagonal, st.max_distance / st.diagonal, st.identity);
+    sinew_solve_clip_result res;
+    solve_or_fail(src, rig, nearest, NULL, &res);
+    print_result(what, &res);
+    double q = res.quality.q;
+    sinew_solve_clip_result_free(&res, NULL);
+    free(nearest);
+    return q;
+}
+
+/* Shuffled vertex order and a different resolution solve to the plain target's quality. */
+static void test_shuffled_and_resolution(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *src = fixture_creature(&p);
+    sinew_model *plain = fixture_creature(&p);
+    sinew_model *shuffled = fixture_creature(&p);
+    fixture_params hp = p;
+    hp.rings = 17;
+    hp.sides = 19;
+    sinew_model *hires = fixture_creature(&hp);
+    fixture_merge_chain(plain, "Tail", 1, 2);
+    fixture_merge_chain(shuffled, "Tail", 1, 2);
+    fixture_merge_chain(hires, "Tail", 1, 2);
+    fixture_shuffle(shuffled, 99);
+    const double q_plain = solve_q(src, plain, "plain coarse target");
+    const double q_shuffled = solve_q(src, shuffled, "shuffled coarse target");
+    const double q_hires = solve_q(src, hires, "hi-res coarse target");
+    assert_true(fabs(q_shuffled - q_plain) <= 0.005);
+    assert_true(fabs(q_hires - q_plain) <= 0.005);
+    sinew_model_free(src);
+    sinew_model_free(plain);
+    sinew_model_free(shuffled);
+    sinew_model_free(hires);
+}
+
+/* Meshes that do not overlap are refused with a message naming the distances. */
+static void test_refuse_far(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *src = fixture_creature(&p);
+    sinew_model *far = fixture_creature(&p);
+    for (uint32_t i = 0; i < far->mesh.vertex_count; i++)
+        far->mesh.positions[i].x += 0.1f * src->size.diagonal;
+    sinew_model_update_size(far);
+    uint32_t *nearest = malloc(far->mesh.vertex_count * sizeof *nearest);
+    sinew_error err = {0};
+    assert_int_equal(sinew_solve_correspond(src, far, NULL, nearest, NULL, &err),
+                     SINEW_ERR_INVALID_VALUE);
+    assert_non_null(strstr(err.message, "do not overlap"));
+    /* 1% apart is accepted */
+    for (uint32_t i = 0; i < far->mesh.vertex_count; i++)
+        far->mesh.positions[i].x -= 0.09f * src->size.diagonal;
+    assert_int_equal(sinew_solve_correspond(src, far, NULL, nearest, NULL, &err), SINEW_OK);
+    free(nearest);
+    sinew_model_free(src);
+    sinew_model_free(far);
+}
+
+/* Frame times: the union of key times, and a fixed rate ending on the duration. */
+static void test_frame_times(void **state)
+{
+    (void)state;
+    float t0[3] = {0, 0.5f, 1.0f}, t1[4] = {0, 0.25f, 0.50001f, 0.75f};
+    float v[16] = {0};
+    sinew_channel ch[2] = {{0, SINEW_PATH_TRANSLATION, SINEW_INTERP_LINEAR, 3, t0, v},
+                           {0, SINEW_PATH_TRANSLATION, SINEW_INTERP_LINEAR, 4, t1, v}};
+    sinew_clip clip = {"c", -1, 1.0f, 2, ch};
+    float times[8];
+    assert_int_equal(sinew_solve_frame_times(&clip, 0, NULL, 0), 5);
+    assert_int_equal(sinew_solve_frame_times(&clip, 0, times, 8), 5);
+    const float want[5] = {0, 0.25f, 0.5f, 0.75f, 1.0f};
+    for (int i = 0; i < 5; i++)
+        assert_true(fabsf(times[i] - want[i]) < 1e-6f);
+    assert_int_equal(sinew_solve_frame_times(&clip, 10, times, 8), 11);
+    assert_true(fabsf(times[7] - 0.7f) < 1e-6f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_horn),
+        cmocka_unit_test(test_control),
+        cmocka_unit_test(test_rotation_only_control),
+        cmocka_unit_test(test_coarser_and_rotation_only),
+        cmocka_unit_test(test_shuffled_and_resolution),
+        cmocka_unit_test(test_refuse_far),
+        cmocka_unit_test(test_frame_times),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,493 @@
+/* sinew solve: re-solve an artist's clips onto another rig of the same creature by fitting
+ * the skinned surface (issue 5, seed 004), with transfer quality, a JSON report and a
+ * per-vertex error heatmap. */
+/* realpath(3) is XSI; clock_gettime is POSIX. */
+#define _XOPEN_SOURCE 700
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "sinew/document.h"
+#include "sinew/solve.h"
+
+#define CMD "solve"
+#define MAX_CLIPS 256
+#define WORST_LIST 5
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: sinew solve --source A.glb --target B.glb -o OUT.glb [options]\n"
+            "       sinew solve --source A.glb --control [-o OUT.glb] [options]\n\n"
+            "Re-solves the source (artist) rig's clips onto the target rig of the same creature\n"
+            "by fitting its skinned surface (seed 004): per frame, each bone gets a weighted\n"
+            "rigid fit (Horn's quaternion method) to what the other bones leave unexplained.\n"
+            "The solved clips are written into the target as animations named like the source\n"
+            "clips, as local translation/rotation tracks of the target's own joints.\n\n"
+            "options:\n"
+            "  --source A.glb      the rig whose clips are the reference surface motion\n"
+            "  --target B.glb      the rig to solve for (same creature, same bind-space place)\n"
+            "  -o OUT.glb          the target with the solved clips added\n"
+            "  --clips A,B|all     which source clips (default: all)\n"
+            "  --rotation-only     keep joint translations at rest (bone lengths exact); the\n"
+            "                      table also shows the free solve beside it\n"
+            "  --control           solve the source rig against its own clips (no --target):\n"
+            "                      a perfect answer exists, so Q must be ~100%%\n"
+            "  --replace           overwrite target animations that have a source clip's name\n"
+            "  --max-vertices N    fit at most N evenly spread vertices (quality uses all)\n"
+            "  --report R.json     per clip and overall numbers, worst frames and vertices\n"
+            "  --heatmap H.glb     the target with COLOR_0 = each vertex's worst error over the\n"
+            "                      clips: blue 0, red at 3%% of the diagonal or more\n\n"
+            "Transfer quality Q = 1 - sum|x_solved - x_target| / sum|x_target - x_bind| over\n"
+            "all frames and vertices: the share of the surface's motion the rig reproduces.\n"
+            "Errors are percentages of the target mesh's bind-space box diagonal.\n\n"
+            "exit codes: 0 ok, 1 bad input file (or meshes that do not overlap), 2 bad usage,\n"
+            "3 internal error or an output could not be written\n");
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    char ra[PATH_MAX], rb[PATH_MAX];
+    if (!strcmp(a, b)) return 1;
+    return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+typedef struct clip_run {
+    const sinew_clip *clip;
+    sinew_solve_clip_result res;  /* the written solve */
+    sinew_solve_clip_result free; /* --rotation-only: the free solve beside it */
+    int has_free;
+    double seconds;
+} clip_run;
+
+static void print_row(const char *name, const char *mode, const sinew_solve_clip_result *r,
+                      double seconds)
+{
+    printf("%-20s %-8s %6u %8.1f %9.3f%% %11.4f %11.4f %9.1f\n", name, mode, r->frame_count,
+           r->sweeps_per_frame, 100.0 * r->quality.q, 100.0 * r->quality.mean_error,
+           100.0 * r->quality.max_error, seconds * 1e3);
+}
+
+/* The `count` largest entries of values[n] (indices, descending). */
+static uint32_t top_indices(const float *values, uint32_t n, uint32_t *out, uint32_t count)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t pos = k < count ? k++ : count;
+        if (pos == count) {
+            if (!(values[i] > values[out[count - 1]])) continue;
+            pos = count - 1;
+        }
+        while (pos > 0 && values[i] > values[out[pos - 1]]) {
+            out[pos] = out[pos - 1];
+            pos--;
+        }
+        out[pos] = i;
+    }
+    return k;
+}
+
+static void json_quality(FILE *f, const sinew_solve_quality *q)
+{
+    fprintf(f,
+            "{\"q\": %.6f, \"mean_error_pct\": %.6g, \"max_error_pct\": %.6g, "
+            "\"moved_sum\": %.6g, \"error_sum\": %.6g, \"samples\": %llu}",
+            q->q, 100.0 * q->mean_error, 100.0 * q->max_error, q->moved, q->error,
+            (unsigned long long)q->samples);
+}
+
+static void json_clip(FILE *f, const sinew_solve_clip_result *r, double seconds)
+{
+    uint32_t idx[WORST_LIST];
+    fprintf(f, "{\"frames\": %u, \"sweeps_per_frame\": %.3f, \"max_sweeps\": %u, ", r->frame_count,
+            r->sweeps_per_frame, r->max_sweeps);
+    fprintf(f, "\"quality\": ");
+    json_quality(f, &r->quality);
+    fprintf(f, ", \"worst\": {\"frame\": %u, \"time\": %.6g, \"vertex\": %u}",
+            r->quality.worst_frame, (double)r->times[r->quality.worst_frame],
+            r->quality.worst_vertex);
+    uint32_t n = top_indices(r->frame_error, r->frame_count, idx, WORST_LIST);
+    fprintf(f, ", \"worst_frames\": [");
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, "%s{\"frame\": %u, \"time\": %.6g, \"mean_error_pct\": %.6g}", i ? ", " : "",
+                idx[i], (double)r->times[idx[i]], 100.0 * r->frame_error[idx[i]] / r->diagonal);
+    n = top_indices(r->vertex_error, r->vertex_count, idx, WORST_LIST);
+    fprintf(f, "], \"worst_vertices\": [");
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, "%s{\"vertex\": %u, \"max_error_pct\": %.6g}", i ? ", " : "", idx[i],
+                100.0 * r->vertex_error[idx[i]] / r->diagonal);
+    fprintf(f, "], \"reskin_mismatch_pct\": %.3g, \"seconds\": %.6f}",
+            100.0 * r->reskin_mismatch / r->diagonal, seconds);
+}
+
+/* Writes the report to a temporary file beside `path` and renames it into place. */
+static int write_report(const char *path, const char *source, const char *target, int control,
+                        int rotation_only, const sinew_correspondence_stats *cs,
+                        const clip_run *runs, uint32_t nruns, const sinew_solve_quality *all,
+                        const sinew_solve_quality *all_free)
+{
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) return 0;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        return 0;
+    }
+    fprintf(f, "{\n  \"source\": ");
+    json_string(f, source);
+    fprintf(f, ",\n  \"target\": ");
+    json_string(f, target);
+    fprintf(f, ",\n  \"control\": %s,\n  \"mode\": \"%s\",\n", control ? "true" : "false",
+            rotation_only ? "rotation-only" : "free");
+    fprintf(f, "  \"q_definition\": \"1 - sum |x_solved - x_target| / sum |x_target - x_bind| "
+               "over all frames and target vertices; errors in %% of the target's bind-space "
+               "diagonal\",\n");
+    fprintf(f, "  \"diagonal\": %.6g,\n", runs && nruns ? runs[0].res.diagonal : 0.0);
+    fprintf(f,
+            "  \"correspondence\": {\"identity\": %s, \"mean_distance_pct\": %.6g, "
+            "\"max_distance_pct\": %.6g},\n",
+            cs->identity ? "true" : "false",
+            cs->diagonal > 0 ? 100.0 * cs->mean_distance / cs->diagonal : 0.0,
+            cs->diagonal > 0 ? 100.0 * cs->max_distance / cs->diagonal : 0.0);
+    fprintf(f, "  \"clips\": [\n");
+    for (uint32_t i = 0; i < nruns; i++) {
+        fprintf(f, "    {\"name\": ");
+        json_string(f, runs[i].clip->name);
+        fprintf(f, ", \"solve\": ");
+        json_clip(f, &runs[i].res, runs[i].seconds);
+        if (runs[i].has_free) {
+            fprintf(f, ", \"free_solve\": ");
+            json_clip(f, &runs[i].free, 0);
+        }
+        fprintf(f, "}%s\n", i + 1 < nruns ? "," : "");
+    }
+    fprintf(f, "  ],\n  \"overall\": ");
+    json_quality(f, all);
+    if (rotation_only) {
+        fprintf(f, ",\n  \"overall_free\": ");
+        json_quality(f, all_free);
+    }
+    fprintf(f, "\n}\n");
+    int ok = !ferror(f);
+    if (fclose(f) != 0) ok = 0;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return 0;
+    }
+    return 1;
+}
+
+int cmd_solve(int argc, char **argv)
+{
+    const char *source_path = NULL, *target_path = NULL, *out_path = NULL, *clips_arg = NULL,
+               *report_path = NULL, *heatmap_path = NULL;
+    int rotation_only = 0, control = 0, replace = 0;
+    unsigned long max_vertices = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        }
+        const char **value = NULL;
+        if (!strcmp(a, "--source"))
+            value = &source_path;
+        else if (!strcmp(a, "--target"))
+            value = &target_path;
+        else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+            value = &out_path;
+        else if (!strcmp(a, "--clips"))
+            value = &clips_arg;
+        else if (!strcmp(a, "--report"))
+            value = &report_path;
+        else if (!strcmp(a, "--heatmap"))
+            value = &heatmap_path;
+        if (value) {
+            if (*value) return cli_usage_error(CMD, "option %s given twice", a);
+            if (!(*value = cli_option_value(CMD, argc, argv, &i))) return CLI_EXIT_USAGE;
+            if (!**value) return cli_usage_error(CMD, "option %s needs a non-empty value", a);
+            continue;
+        }
+        if (!strcmp(a, "--rotation-only"))
+            rotation_only = 1;
+        else if (!strcmp(a, "--control"))
+            control = 1;
+        else if (!strcmp(a, "--replace"))
+            replace = 1;
+        else if (!strcmp(a, "--max-vertices")) {
+            const char *v = cli_option_value(CMD, argc, argv, &i);
+            if (!v) return CLI_EXIT_USAGE;
+            if (!cli_parse_uint(v, 3, UINT32_MAX, &max_vertices))
+                return cli_usage_error(CMD, "--max-vertices needs a whole number >= 3, not '%s'",
+                                       v);
+        } else if (a[0] == '-')
+            return cli_usage_error(CMD, "unknown option '%s'", a);
+        else
+            return cli_usage_error(CMD, "unexpected argument '%s'", a);
+    }
+    if (!source_path) return cli_usage_error(CMD, "--source is required");
+    if (control && target_path)
+        return cli_usage_error(CMD, "--control solves the source against itself: drop --target");
+    if (!control && !target_path)
+        return cli_usage_error(CMD, "--target is required (or --control)");
+    if (!control && !out_path) return cli_usage_error(CMD, "-o OUT.glb is required");
+    const char *rig_path = control ? source_path : target_path;
+    const char *outs[3] = {out_path, report_path, heatmap_path};
+    for (int i = 0; i < 3; i++) {
+        if (!outs[i]) continue;
+        if (same_file(outs[i], source_path) || same_file(outs[i], rig_path))
+            return cli_usage_error(CMD, "output '%s' is an input file (inputs are never modified)",
+                                   outs[i]);
+        for (int k = i + 1; k < 3; k++)
+            if (outs[k] && same_file(outs[i], outs[k]))
+                return cli_usage_error(CMD, "two outputs are the same file '%s'", outs[i]);
+    }
+
+    sinew_error err = {0};
+    int code = CLI_EXIT_OK;
+    sinew_document *src_doc = NULL, *rig_doc = NULL;
+    sinew_model *src = NULL, *rig = NULL;
+    uint32_t *nearest = NULL;
+    clip_run *runs = NULL;
+    uint32_t nruns = 0;
+    sinew_correspondence_stats cs;
+    memset(&cs, 0, sizeof cs);
+
+    if (sinew_document_load_file(source_path, NULL, &src_doc, &err) ||
+        sinew_model_from_document(src_doc, NULL, &src, &err)) {
+        code = cli_report(CMD, &err);
+        goto done;
+    }
+    if (control) {
+        rig = src;
+        rig_doc = src_doc;
+    } else if (sinew_document_load_file(target_path, NULL, &rig_doc, &err) ||
+               sinew_model_from_document(rig_doc, NULL, &rig, &err)) {
+        code = cli_report(CMD, &err);
+        goto done;
+    }
+    if (src->clip_count == 0) {
+        fprintf(stderr, "sinew %s: %s has no animations to solve\n", CMD, source_path);
+        code = CLI_EXIT_BAD_INPUT;
+        goto done;
+    }
+
+    /* Which clips: all, or a comma-separated list (each must exist). */
+    const sinew_clip *chosen[MAX_CLIPS];
+    uint32_t nchosen = 0;
+    if (!clips_arg || !strcmp(clips_arg, "all")) {
+        for (uint32_t c = 0; c < src->clip_count && nchosen < MAX_CLIPS; c++)
+            chosen[nchosen++] = &src->clips[c];
+    } else {
+        char buf[4096];
+        snprintf(buf, sizeof buf, "%s", clips_arg);
+        for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+             tok = strtok_r(NULL, ",", &save)) {
+            int32_t c = sinew_model_find_clip(src, tok);
+            if (c < 0) {
+                fprintf(stderr, "sinew %s: %s has no clip named \"%s\"; it has:", CMD, source_path,
+                        tok);
+                for (uint32_t k = 0; k < src->clip_count; k++)
+                    fprintf(stderr, "%s \"%s\"", k ? "," : "", src->clips[k].name);
+                fprintf(stderr, "\n");
+                code = CLI_EXIT_BAD_INPUT;
+                goto done;
+            }
+            int dup = 0;
+            for (uint32_t k = 0; k < nchosen; k++)
+                dup |= chosen[k] == &src->clips[c];
+            if (!dup && nchosen < MAX_CLIPS) chosen[nchosen++] = &src->clips[c];
+        }
+        if (nchosen == 0) {
+            code = cli_usage_error(CMD, "--clips names no clip");
+            goto done;
+        }
+    }
+    if (!control) {
+        nearest = malloc((size_t)rig->mesh.vertex_count * sizeof *nearest + 1);
+        if (!nearest) {
+            fprintf(stderr, "sinew %s: out of memory\n", CMD);
+            code = CLI_EXIT_INTERNAL;
+            goto done;
+        }
+        if (sinew_solve_correspond(src, rig, NULL, nearest, &cs, &err)) {
+            code = cli_report(CMD, &err);
+            goto done;
+        }
+    } else {
+        cs.identity = 1;
+        cs.diagonal = rig->size.diagonal;
+    }
+
+    /* Refuse name clashes before any work, so nothing is half written. */
+    if (out_path && !replace)
+        for (uint32_t c = 0; c < nchosen; c++)
+            for (uint32_t a = 0; a < sinew_document_animation_count(rig_doc); a++)
+                if (!strcmp(sinew_document_animation_name(rig_doc, a), chosen[c]->name)) {
+                    code = cli_usage_error(CMD,
+                                           "%s already has an animation \"%s\": use --replace to "
+                                           "overwrite it",
+                                           rig_path, chosen[c]->name);
+                    goto done;
+                }
+
+    sinew_solve_options opt = {0};
+    opt.rotation_only = rotation_only;
+    opt.max_vertices = (uint32_t)max_vertices;
+    sinew_solve_options free_opt = opt;
+    free_opt.rotation_only = 0;
+    runs = calloc(nchosen, sizeof *runs);
+    if (!runs) {
+        code = CLI_EXIT_INTERNAL;
+        goto done;
+    }
+    printf("%s%s onto %s: %u vertices (%u fitted), %u joints, diagonal %.4g; correspondence %s\n",
+           control ? "control: " : "", source_path, rig_path, rig->mesh.vertex_count,
+           max_vertices && max_vertices < rig->mesh.vertex_count ? (unsigned)max_vertices
+                                                                 : rig->mesh.vertex_count,
+           rig->skin.joint_count, (double)rig->size.diagonal,
+           cs.identity ? "identity" : "nearest vertex");
+    if (!cs.identity)
+        printf("correspondence: mean nearest %.4f%%, max %.4f%% of the diagonal\n",
+               100.0 * cs.mean_distance / (cs.diagonal > 0 ? cs.diagonal : 1),
+               100.0 * cs.max_distance / (cs.diagonal > 0 ? cs.diagonal : 1));
+    printf("%-20s %-8s %6s %8s %10s %11s %11s %9s\n", "clip", "solve", "frames", "sweeps/f", "Q",
+           "mean %diag", "max %diag", "time ms");
+    sinew_solve_quality all, all_free;
+    memset(&all, 0, sizeof all);
+    memset(&all_free, 0, sizeof all_free);
+    for (uint32_t c = 0; c < nchosen; c++) {
+        clip_run *run = &runs[nruns];
+        run->clip = chosen[c];
+        double t0 = now_seconds();
+        if (sinew_solve_clip(src, chosen[c], rig, nearest, &opt, NULL, &run->res, &err)) {
+            code = cli_report(CMD, &err);
+            goto done;
+        }
+        run->seconds = now_seconds() - t0;
+        nruns++;
+        print_row(chosen[c]->name, rotation_only ? "rot-only" : "free", &run->res, run->seconds);
+        sinew_solve_quality_merge(&all, &run->res.quality);
+        if (rotation_only) {
+            t0 = now_seconds();
+            if (sinew_solve_clip(src, chosen[c], rig, nearest, &free_opt, NULL, &run->free, &err)) {
+                code = cli_report(CMD, &err);
+                goto done;
+            }
+            run->has_free = 1;
+            print_row("", "free", &run->free, now_seconds() - t0);
+            sinew_solve_quality_merge(&all_free, &run->free.quality);
+        }
+    }
+    printf("overall: Q %.3f%%, mean %.4f%%, max %.4f%% of the diagonal", 100.0 * all.q,
+           100.0 * all.mean_error, 100.0 * all.max_error);
+    if (rotation_only) printf(" (free solve: Q %.3f%%)", 100.0 * all_free.q);
+    printf("\n");
+
+    /* Outputs: the target with the clips, the heatmap, the report; each written whole or not
+     * at all. */
+    if (out_path) {
+        for (uint32_t c = 0; c < nruns; c++)
+            if (sinew_solve_write_clip(rig_doc, rig, &runs[c].res, runs[c].clip->name, replace,
+                                       &err)) {
+                code = cli_report(CMD, &err);
+                goto done;
+            }
+        char note[160];
+        snprintf(note, sizeof note, "%u clip(s) solved from the skinned surface (%s), Q %.2f%%",
+                 nruns, rotation_only ? "rotation-only" : "free", 100.0 * all.q);
+        sinew_document_set_note(rig_doc, "solve", note, NULL);
+        if (sinew_document_write_file(rig_doc, out_path, &err)) {
+            err.code = SINEW_ERR_INTERNAL;
+            code = cli_report(CMD, &err);
+            goto done;
+        }
+    }
+    if (heatmap_path) {
+        sinew_document *heat = NULL;
+        if (sinew_document_load_file(rig_path, NULL, &heat, &err)) {
+            code = cli_report(CMD, &err);
+            goto done;
+        }
+        const uint32_t V = rig->mesh.vertex_count;
+        float *rgba = malloc((size_t)V * 4 * sizeof(float) + 1);
+        int ok = rgba != NULL;
+        for (uint32_t v = 0; ok && v < V; v++) {
+            float worst = 0;
+            for (uint32_t c = 0; c < nruns; c++)
+                if (runs[c].res.vertex_error[v] > worst) worst = runs[c].res.vertex_error[v];
+            sinew_solve_heat_color(worst / (float)runs[0].res.diagonal, &rgba[(size_t)v * 4]);
+        }
+        for (uint32_t r = 0; ok && r < rig->mesh.range_count; r++) {
+            const sinew_primitive_range *pr = &rig->mesh.ranges[r];
+            if (sinew_document_set_colors(heat, pr->gltf_mesh, pr->gltf_primitive, pr->vertex_count,
+                                          &rgba[(size_t)pr->first_vertex * 4], &err))
+                ok = 0;
+        }
+        if (ok)
+            sinew_document_set_note(
+                heat, "solve_heatmap",
+                "COLOR_0 = worst solve error: blue 0, red >= 3% of the diagonal", NULL);
+        if (ok && sinew_document_write_file(heat, heatmap_path, &err)) {
+            err.code = SINEW_ERR_INTERNAL;
+            ok = 0;
+        }
+        free(rgba);
+        sinew_document_free(heat);
+        if (!ok) {
+            code = err.message[0] ? cli_report(CMD, &err) : CLI_EXIT_INTERNAL;
+            goto done;
+        }
+    }
+    if (report_path && !write_report(report_path, source_path, rig_path, control, rotation_only,
+                                     &cs, runs, nruns, &all, &all_free)) {
+        fprintf(stderr, "sinew %s: could not write the report %s\n", CMD, report_path);
+        code = CLI_EXIT_INTERNAL;
+        goto done;
+    }
+
+done:
+    if (runs)
+        for (uint32_t c = 0; c < nruns; c++) {
+            sinew_solve_clip_result_free(&runs[c].res, NULL);
+            sinew_solve_clip_result_free(&runs[c].free, NULL);
+        }
+    free(runs);
+    free(nearest);
+    if (rig != src) sinew_model_free(rig);
+    sinew_model_free(src);
+    if (rig_doc != src_doc) sinew_document_free(rig_doc);
+    sinew_document_free(src_doc);
+    return code;
+}
