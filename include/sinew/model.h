@@ -115,7 +115,7 @@ typedef struct sinew_clip {
 
 /* Size measures in the file's own units (DESIGN.md: files ignore glTF's metres). */
 typedef struct sinew_size {
-    sinew_vec3 min, max; /* bind-space box of the skinned mesh */
+    sinew_vec3 min, max; /* box of the measured points */
     float height;        /* max.y - min.y */
     float length;        /* the longer horizontal extent: max(dx, dz) */
     float diagonal;      /* |max - min| */
@@ -131,14 +131,21 @@ typedef struct sinew_model {
     sinew_mesh mesh;
     uint32_t clip_count;
     sinew_clip *clips;
-    sinew_size size;
+    /* Two spaces, two sizes: files often scale the armature (the Quaternius T-Rex's bind
+     * space is 100 times smaller than what a viewer shows). */
+    sinew_size size;           /* bind space: for distances between vertices and bones (rigging) */
+    sinew_size world_size;     /* the skinned mesh at the file's pose, world units: for
+                                  simulation, contact, solve errors and pictures */
     sinew_allocator allocator; /* what the model was built with; used to free it */
 } sinew_model;
 
 /* Frees everything a model owns (and the model itself). NULL is fine. */
 void sinew_model_free(sinew_model *model);
 
-/* Recomputes model->size from the mesh (or from joint positions when there is no mesh). */
+/* Recomputes model->size from the bind-space mesh (or from joint positions when there is no
+ * mesh) and model->world_size from the mesh skinned at the file's pose (sinew_pose_file).
+ * Needs the skin's bind matrices (sinew_model_update_rest first). Allocates scratch with the
+ * model's allocator; if that fails, world_size is a copy of size. */
 void sinew_model_update_size(sinew_model *model);
 
 /* Recomputes node rest transforms from the skin's inverse bind matrices (seed 000,

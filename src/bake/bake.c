@@ -34,7 +34,7 @@ static int clip_loops(const sinew_model *model, const sinew_dyn_rig *rig, const 
 {
     sinew_clip_sample(model, clip, 0.0f, a);
     sinew_clip_sample(model, clip, clip->duration, b);
-    const float tol = LOOP_TRANSLATION_TOLERANCE * model->size.scale;
+    const float tol = LOOP_TRANSLATION_TOLERANCE * model->world_size.scale;
     for (uint32_t i = 0; i < model->node_count; i++) {
         if (is_chain_node(rig, (int32_t)i)) continue;
         if (sinew_vec3_distance(a[i].translation, b[i].translation) > tol ||
@@ -200,9 +200,9 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_rig *rig,
     const uint32_t max_passes = options && options->max_passes ? options->max_passes : 64;
     const float tolerance =
         (options && options->closure_tolerance > 0 ? options->closure_tolerance : 1e-4f) *
-        model->size.scale;
+        model->world_size.scale;
     const float settle_seconds =
-        options && options->settle_seconds > 0 ? options->settle_seconds : 8.0f;
+        options && options->settle_seconds > 0 ? options->settle_seconds : 30.0f;
     const sinew_allocator *a = &model->allocator;
 
     bake_run run;

@@ -32,32 +32,60 @@ void sinew_model_free(sinew_model *model)
     sinew_free(&a, model);
 }
 
-void sinew_model_update_size(sinew_model *model)
+/* Box measures of a point set; zeros for an empty set. */
+static sinew_size measure(const sinew_vec3 *points, uint32_t count, size_t stride_bytes)
 {
     sinew_size s;
     memset(&s, 0, sizeof s);
+    if (count == 0) return s;
     sinew_vec3 lo = sinew_vec3_make(FLT_MAX, FLT_MAX, FLT_MAX), hi = sinew_vec3_scale(lo, -1);
-    uint32_t n = 0;
-    for (uint32_t v = 0; v < model->mesh.vertex_count; v++, n++) {
-        sinew_vec3 p = model->mesh.positions[v];
+    for (uint32_t i = 0; i < count; i++) {
+        sinew_vec3 p = *(const sinew_vec3 *)((const char *)points + i * stride_bytes);
         lo = sinew_vec3_make(fminf(lo.x, p.x), fminf(lo.y, p.y), fminf(lo.z, p.z));
         hi = sinew_vec3_make(fmaxf(hi.x, p.x), fmaxf(hi.y, p.y), fmaxf(hi.z, p.z));
     }
-    if (n == 0) /* no mesh: measure the joints' bind positions instead */
-        for (uint32_t j = 0; j < model->skin.joint_count; j++, n++) {
-            sinew_vec3 p = sinew_mat4_translation(&model->skin.joints[j].bind);
-            lo = sinew_vec3_make(fminf(lo.x, p.x), fminf(lo.y, p.y), fminf(lo.z, p.z));
-            hi = sinew_vec3_make(fmaxf(hi.x, p.x), fmaxf(hi.y, p.y), fmaxf(hi.z, p.z));
+    s.min = lo;
+    s.max = hi;
+    s.height = hi.y - lo.y;
+    s.length = fmaxf(hi.x - lo.x, hi.z - lo.z);
+    s.diagonal = sinew_vec3_distance(hi, lo);
+    s.scale = fmaxf(s.height, s.length);
+    return s;
+}
+
+void sinew_model_update_size(sinew_model *model)
+{
+    const sinew_mesh *mesh = &model->mesh;
+    if (mesh->vertex_count)
+        model->size = measure(mesh->positions, mesh->vertex_count, sizeof *mesh->positions);
+    else if (model->skin.joint_count)
+        model->size = measure((const sinew_vec3 *)&model->skin.joints[0].bind.m[12],
+                              model->skin.joint_count, sizeof *model->skin.joints);
+    else
+        model->size = measure(NULL, 0, 0);
+    model->world_size = model->size;
+
+    const sinew_allocator *a = &model->allocator;
+    sinew_transform *pose = sinew_alloc(a, model->node_count, sizeof *pose);
+    sinew_mat4 *world = sinew_alloc(a, model->node_count, sizeof *world);
+    sinew_mat4 *skin = sinew_alloc(a, model->skin.joint_count, sizeof *skin);
+    sinew_vec3 *posed = sinew_alloc(a, mesh->vertex_count, sizeof *posed);
+    if (pose && world && skin && posed) {
+        sinew_pose_file(model, pose);
+        sinew_pose_to_world(model, pose, world);
+        if (mesh->vertex_count) {
+            sinew_skin_matrices(model, world, skin);
+            sinew_skin_positions(model, skin, posed);
+            model->world_size = measure(posed, mesh->vertex_count, sizeof *posed);
+        } else if (model->node_count) {
+            model->world_size =
+                measure((const sinew_vec3 *)&world[0].m[12], model->node_count, sizeof *world);
         }
-    if (n > 0) {
-        s.min = lo;
-        s.max = hi;
-        s.height = hi.y - lo.y;
-        s.length = fmaxf(hi.x - lo.x, hi.z - lo.z);
-        s.diagonal = sinew_vec3_distance(hi, lo);
-        s.scale = fmaxf(s.height, s.length);
     }
-    model->size = s;
+    sinew_free(a, pose);
+    sinew_free(a, world);
+    sinew_free(a, skin);
+    sinew_free(a, posed);
 }
 
 sinew_result sinew_model_update_rest(sinew_model *model, sinew_error *err)

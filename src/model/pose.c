@@ -69,8 +69,11 @@ static void sample_channel(const sinew_channel *ch, float t, float out[4])
     }
     if (n == 4) {
         const float *a = &ch->values[k * 4], *b = &ch->values[(k + 1) * 4];
-        sinew_quat q = sinew_quat_slerp(sinew_quat_make(a[0], a[1], a[2], a[3]),
-                                        sinew_quat_make(b[0], b[1], b[2], b[3]), u);
+        /* Keys are normalised first: files store slightly off-unit quaternions (SimpleSkin's
+         * 0.707s), and slerp between unnormalised ends turns the wrong angle. */
+        sinew_quat q =
+            sinew_quat_slerp(sinew_quat_normalize(sinew_quat_make(a[0], a[1], a[2], a[3])),
+                             sinew_quat_normalize(sinew_quat_make(b[0], b[1], b[2], b[3])), u);
         out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
         return;
     }

@@ -262,8 +262,9 @@ int cmd_render(int argc, char **argv)
                                         1,
                                         0.0f};
             /* The floor: y = 0 when the character stands on it, else under its bind box. */
-            if (m->size.min.y < -0.05f * m->size.scale || m->size.min.y > 0.05f * m->size.scale)
-                scene.floor_y = m->size.min.y;
+            const sinew_size *ws = &m->world_size;
+            if (ws->min.y < -0.05f * ws->scale || ws->min.y > 0.05f * ws->scale)
+                scene.floor_y = ws->min.y;
             sinew_viewport vp = {(uint32_t)i * panel_w, 0, panel_w, img.height};
             sinew_render_draw(&img, vp, &cam, &scene, depth);
             sinew_render_text(&img, (int)vp.x + 10, 10, panels[i].label, 2, 30, 30, 30);
