@@ -33,7 +33,8 @@ typedef struct sinew_bake_options {
                                        and the end of a pass (velocities by this fraction of
                                        scale per second); default: 1e-4 */
     float settle_seconds;           /* a non-looping clip holds its first pose up to this long to
-                                       settle before recording; default: 8 s */
+                                       settle before recording (it stops early once still);
+                                       default: 30 s */
 } sinew_bake_options;
 
 /* One clip's baked tail. Arrays are allocated with the model's allocator. */
@@ -49,14 +50,20 @@ typedef struct sinew_bake_track {
     uint32_t joint_count;
     int32_t *nodes;        /* joint_count model node indices (the chain, root first) */
     sinew_quat *rotations; /* key_count * joint_count local rotations, key-major */
-    float seam_degrees;    /* largest angle between a joint's first and last key */
+    float drift_degrees;   /* largest angle between a joint's first and last key as
+                              simulated, before a looping clip's residual is spread over the
+                              loop (how far the warm-up left the cycle from its start) */
+    float seam_degrees;    /* the same in the written keys (0 for looping clips) */
     float swing_degrees;   /* largest angle between any key and the first, over joints */
 } sinew_bake_track;
 
-/* Bakes clip `clip` of `model` for the chain of `rig` (made from the same model). */
-sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_rig *rig, uint32_t clip,
-                             const sinew_bake_options *options, sinew_bake_track *out,
-                             sinew_error *err);
+/* Bakes clip `clip` of `model` for `chain` (NULL: the Tail_* joints, found by name). The
+ * spring rig is made for the clip with the options' parameters, its internal step set to
+ * divide the key spacing so that a loop can close exactly. Errors of sinew_dyn_rig_create
+ * (SINEW_ERR_NOT_FOUND: no Tail_* chain) pass through. */
+sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_desc *chain,
+                             uint32_t clip, const sinew_bake_options *options,
+                             sinew_bake_track *out, sinew_error *err);
 
 /* Frees the arrays of a track (not the struct). */
 void sinew_bake_track_free(const sinew_model *model, sinew_bake_track *track);

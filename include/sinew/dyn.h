@@ -18,10 +18,20 @@
  *    read) and the time since the previous call; sinew_dyn_step_run() advances the state
  *    and writes the local rotation of every chain joint. It never writes the hips, the feet,
  *    the model or the input transforms: the caller puts the rotations on the tail nodes.
+ *    Many chains per frame: sinew_dyn_step_run_many runs four at a time in vector lanes.
+ *
+ * Mechanisms (seed 000): one tip particle per link on a damped spring toward the rest target
+ * (semi-implicit Euler), rope projection dropping radial velocity, bends coupled to the
+ * neighbours' snapshots in the hips frame (alpha = 1 - exp(-k dt)), the elastic bend limit,
+ * a forward plane at the tail root, floor contact by sphere/plane intersection overriding the
+ * limit. Beyond the seed: when coupling or the limit holds a link away from where its
+ * particle pushes, the velocity component toward that push is removed as the seed does for
+ * the limit, so a held link does not keep a ghost velocity that never shows as motion.
  *
  * Units and scaling. Lengths are in the file's units. The seed's values are for its 1.91 m
  * fox; sinew scales them with the model: s = reference_size / 1.91, where reference_size is
- * sinew_model.size.scale (max of height and horizontal length, DESIGN.md). Lengths (rho, the
+ * sinew_model.world_size.scale (max of height and horizontal length of the skinned mesh at the
+ * file's pose, DESIGN.md; size.scale when the world size is unknown). Lengths (rho, the
  * teleport distance) and accelerations (gravity) are multiplied by s; frequencies, damping
  * ratio, rates (1/s) and angles are dimensionless in length and kept. The model of size s
  * then moves exactly like the fox scaled by s, with the same timing.
@@ -84,13 +94,16 @@ typedef struct sinew_dyn_params {
     float floor_clearance; /* rho, m at reference size, centre line kept above the floor;
                               default: 0.025 */
     float contact_damping; /* gamma, 1/s, sliding damping while touching; default: 8 /s */
-    float max_step;        /* s, the fixed internal step h; default: 1/60 s */
+    float max_step;        /* s, the fixed internal step h; default: 1/60 s. A bake at a fixed
+                              frame time dt should pass dt / ceil(dt * 60): every frame is then
+                              whole steps, the committed state sits at the frame's instant
+                              and states one loop apart can close exactly */
     uint32_t max_substeps; /* substeps per call at most; default: 8 */
     float teleport_distance; /* m at reference size: a parent jump this long in one call
                                 resets the chain at rest; default: 1.0 */
-    float reference_size;    /* the model's size in its units; default: sinew_model.size.scale,
-                                or the skeleton's extent when that is 0 */
-    uint32_t disable;        /* SINEW_DYN_NO_* bits; default: 0 (everything on) */
+    float reference_size; /* the model's size in its units; default: sinew_model.world_size.scale,
+                             or the skeleton's extent when that is 0 */
+    uint32_t disable;     /* SINEW_DYN_NO_* bits; default: 0 (everything on) */
 } sinew_dyn_params;
 
 /* The chain to simulate, when the caller names it (NULL desc: find Tail_* by name). */
@@ -153,7 +166,9 @@ void sinew_dyn_state_reset(sinew_dyn_state *state);
 /* 1 when the chain has been placed (stepped at least once since init or reset). */
 int sinew_dyn_state_placed(const sinew_dyn_state *state);
 /* Copies the tip particles' world positions and velocities (model units, units/s) into
- * caller arrays of joint_count entries; either may be NULL. */
+ * caller arrays of joint_count entries; either may be NULL. These are the committed
+ * particles: with dt not a multiple of max_step they trail the last call by the leftover
+ * time (< max_step) that the output covered with an uncommitted step. */
 void sinew_dyn_state_get(const sinew_dyn_state *state, sinew_vec3 *positions,
                          sinew_vec3 *velocities);
 /* Overwrites the particles (joint_count entries each, both required) and marks the state
@@ -162,11 +177,18 @@ void sinew_dyn_state_get(const sinew_dyn_state *state, sinew_vec3 *positions,
 sinew_result sinew_dyn_state_set(sinew_dyn_state *state, const sinew_vec3 *positions,
                                  const sinew_vec3 *velocities, sinew_error *err);
 /* Largest particle distance (model units) and velocity difference (units/s) between two
- * states of one rig; what the bake compares to decide that a loop has closed. */
+ * states of one rig; what the bake compares to decide that a loop has closed (compare
+ * states taken at the same clip phase and call rate, so that their leftover times agree). */
 void sinew_dyn_state_difference(const sinew_dyn_state *a, const sinew_dyn_state *b,
                                 float *max_position, float *max_velocity);
 
 /* ---- the step job ---- */
+
+/* A floor for one call (sinew_dyn_step_job.floor). */
+typedef struct sinew_dyn_floor {
+    int enabled;  /* 1: contact on */
+    float height; /* world y of the plane, model units */
+} sinew_dyn_floor;
 
 typedef struct sinew_dyn_step_job {
     const sinew_dyn_rig *rig;
@@ -178,13 +200,8 @@ typedef struct sinew_dyn_step_job {
     sinew_quat *local_rotations; /* out: joint_count local rotations of the chain joints */
     /* Optional floor override for this call, NULL: the params' floor. A movable floor is a
      * height per call; set enabled 0 to switch contact off. */
-    const struct sinew_dyn_floor *floor;
+    const sinew_dyn_floor *floor;
 } sinew_dyn_step_job;
-
-typedef struct sinew_dyn_floor {
-    int enabled;  /* 1: contact on */
-    float height; /* world y of the plane, model units */
-} sinew_dyn_floor;
 
 /* Checks a job without running it: SINEW_ERR_ARGUMENT for missing pointers, a state of
  * another size, too few world transforms, or dt negative or not finite;
@@ -194,6 +211,13 @@ sinew_result sinew_dyn_step_validate(const sinew_dyn_step_job *job, sinew_error 
  * allocates and never writes anything but job->state and job->local_rotations; on error
  * neither is changed. */
 sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err);
+
+/* Runs `count` jobs, as sinew_dyn_step_run on each in order, after validating all of them
+ * (on error nothing has run and the message names the job). Jobs that share a rig, dt and
+ * floor pointer are advanced four at a time in vector lanes (a pose for many characters or
+ * many tails per frame); results equal single steps to float rounding. */
+sinew_result sinew_dyn_step_run_many(const sinew_dyn_step_job *jobs, uint32_t count,
+                                     sinew_error *err);
 
 /* ---- body grounding (seed 000, "A cauda pode tocar o chao; ela nao pode levantar o
  * camundongo"). Vertex sets are byte masks of vertex_count entries (nonzero = member); a

@@ -15,10 +15,13 @@ static float degrees(float radians)
     return radians * (float)(180.0 / SINEW_PI);
 }
 
+/* Angle between two rotations, precise for small angles too (acos of a dot product near 1
+ * loses a twentieth of a degree in float). */
 static float angle_between(sinew_quat a, sinew_quat b)
 {
-    float d = fabsf(sinew_quat_dot(a, b));
-    return 2.0f * acosf(d > 1.0f ? 1.0f : d);
+    sinew_quat d = sinew_quat_mul(sinew_quat_conjugate(a), b);
+    float v = sqrtf(d.x * d.x + d.y * d.y + d.z * d.z);
+    return 2.0f * atan2f(v, fabsf(d.w));
 }
 
 static int is_chain_node(const sinew_dyn_rig *rig, int32_t node)
@@ -185,16 +188,49 @@ static sinew_result settle(bake_run *run, float rate, float seconds, float toler
     return SINEW_OK;
 }
 
-sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_rig *rig,
+/* Spreads what is left of joint j's end-to-start difference evenly over the loop: key k
+ * turns by k/(n-1) of the rotation taking the last key onto the first, so the last key equals
+ * the first and no single frame jumps. The warm-up passes make this residual small (it is
+ * reported as drift); contact and bend limits are not smooth, so the state can settle on a
+ * cycle that misses its start by a fraction of a degree. */
+static void close_loop(sinew_bake_track *t, uint32_t j)
+{
+    const uint32_t n = t->key_count, stride = t->joint_count;
+    sinew_quat first = t->rotations[j], last = t->rotations[(size_t)(n - 1) * stride + j];
+    sinew_quat fix = sinew_quat_mul(first, sinew_quat_conjugate(last));
+    if (fix.w < 0) fix = sinew_quat_make(-fix.x, -fix.y, -fix.z, -fix.w);
+    for (uint32_t k = 1; k < n; k++) {
+        sinew_quat *q = &t->rotations[(size_t)k * stride + j];
+        sinew_quat part = sinew_quat_slerp(sinew_quat_identity(), fix, (float)k / (float)(n - 1));
+        *q = sinew_quat_normalize(sinew_quat_mul(part, *q));
+    }
+    t->rotations[(size_t)(n - 1) * stride + j] = first;
+}
+
+/* The spring rig for one clip: the options' parameters with the internal step dividing the
+ * key spacing, so every pass covers whole steps and a loop's state can come back exactly
+ * (a leftover fraction of a step differs from pass to pass and never closes). */
+static sinew_result clip_rig(const sinew_model *model, const sinew_dyn_chain_desc *chain,
+                             const sinew_bake_options *options, float key_spacing,
+                             sinew_dyn_rig **rig, sinew_error *err)
+{
+    sinew_dyn_params params;
+    if (options && options->params)
+        params = *options->params;
+    else
+        memset(&params, 0, sizeof params);
+    float step = params.max_step > 0 ? params.max_step : 1.0f / 60.0f;
+    if (key_spacing > 0) params.max_step = key_spacing / ceilf(key_spacing / step - 1e-4f);
+    return sinew_dyn_rig_create(model, chain, &params, &model->allocator, rig, err);
+}
+
+sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_desc *chain,
                              uint32_t clip_index, const sinew_bake_options *options,
                              sinew_bake_track *out, sinew_error *err)
 {
     memset(out, 0, sizeof *out);
     if (clip_index >= model->clip_count)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "bake: clip %u does not exist", clip_index);
-    if (sinew_dyn_rig_node_count(rig) != model->node_count)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                               "bake: the spring rig was made for another model");
     const sinew_clip *clip = &model->clips[clip_index];
     const float min_rate = options && options->min_rate > 0 ? options->min_rate : 30.0f;
     const uint32_t max_passes = options && options->max_passes ? options->max_passes : 64;
@@ -205,13 +241,21 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_rig *rig,
         options && options->settle_seconds > 0 ? options->settle_seconds : 30.0f;
     const sinew_allocator *a = &model->allocator;
 
-    bake_run run;
-    sinew_result r = run_init(&run, model, rig, clip, err);
-    if (r != SINEW_OK) return r;
-    const uint32_t joints = sinew_dyn_rig_joint_count(rig);
     const float rate = clip_rate(model, clip, min_rate);
     const uint32_t key_count =
         clip->duration > 0 ? (uint32_t)ceilf(clip->duration * rate - 1e-3f) + 1 : 1;
+    sinew_dyn_rig *rig = NULL;
+    sinew_result r =
+        clip_rig(model, chain, options,
+                 key_count > 1 ? clip->duration / (float)(key_count - 1) : 0.0f, &rig, err);
+    if (r != SINEW_OK) return r;
+    bake_run run;
+    r = run_init(&run, model, rig, clip, err);
+    if (r != SINEW_OK) {
+        sinew_dyn_rig_free(rig);
+        return r;
+    }
+    const uint32_t joints = sinew_dyn_rig_joint_count(rig);
     out->clip = clip_index;
     out->key_count = key_count;
     out->joint_count = joints;
@@ -248,6 +292,9 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_rig *rig,
     if (r != SINEW_OK) goto fail;
     for (uint32_t j = 0; j < joints; j++) {
         sinew_quat first = out->rotations[j];
+        float drift = angle_between(first, out->rotations[(size_t)(key_count - 1) * joints + j]);
+        out->drift_degrees = fmaxf(out->drift_degrees, degrees(drift));
+        if (out->looping) close_loop(out, j);
         float seam = angle_between(first, out->rotations[(size_t)(key_count - 1) * joints + j]);
         out->seam_degrees = fmaxf(out->seam_degrees, degrees(seam));
         for (uint32_t k = 1; k < key_count; k++)
@@ -256,9 +303,11 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_rig *rig,
                       degrees(angle_between(first, out->rotations[(size_t)k * joints + j])));
     }
     run_free(&run);
+    sinew_dyn_rig_free(rig);
     return SINEW_OK;
 fail:
     run_free(&run);
+    sinew_dyn_rig_free(rig);
     sinew_bake_track_free(model, out);
     return r;
 }
@@ -355,18 +404,15 @@ sinew_result sinew_bake_all(sinew_document *doc, sinew_model *model,
                             const sinew_bake_options *options, sinew_bake_track *summaries,
                             sinew_error *err)
 {
-    sinew_dyn_rig *rig = NULL;
-    sinew_result r = sinew_dyn_rig_create(model, NULL, options ? options->params : NULL,
-                                          &model->allocator, &rig, err);
+    sinew_result r = SINEW_OK;
     for (uint32_t c = 0; r == SINEW_OK && c < model->clip_count; c++) {
         sinew_bake_track track;
-        r = sinew_bake_clip(model, rig, c, options, &track, err);
+        r = sinew_bake_clip(model, NULL, c, options, &track, err);
         if (r != SINEW_OK) break;
         if (doc) r = sinew_bake_apply_document(doc, model, &track, err);
         if (r == SINEW_OK) r = sinew_bake_apply_model(model, &track, err);
         sinew_bake_track_free(model, &track);
         if (summaries) summaries[c] = track;
     }
-    sinew_dyn_rig_free(rig);
     return r;
 }

@@ -223,7 +223,11 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
     r = bind_worlds(model, w, err);
     if (r != SINEW_OK) goto fail;
 
-    float extent = model->size.scale > 0.0f && isfinite(model->size.scale)
+    /* The simulation runs in world space, so its size is the world one (an armature may scale
+     * bind space by 100); models made by code may only have the bind size. */
+    float extent = model->world_size.scale > 0.0f && isfinite(model->world_size.scale)
+                       ? model->world_size.scale
+                   : model->size.scale > 0.0f && isfinite(model->size.scale)
                        ? model->size.scale
                        : skeleton_extent(model, w);
     r = dyn_params_resolve(params, extent, &rig->params, &rig->size_factor, err);

@@ -67,13 +67,15 @@ int bake_cli_parse_option(const char *command, int argc, char **argv, int *i,
 
 void bake_cli_print(const sinew_model *model, const sinew_bake_track *summaries)
 {
-    printf("  %-24s %5s %6s %5s %7s %8s %8s\n", "clip", "keys", "rate", "loop", "passes", "seam",
-           "swing");
+    printf("  %-24s %5s %6s %5s %7s %8s %8s %8s\n", "clip", "keys", "rate", "loop", "passes",
+           "drift", "seam", "swing");
     for (uint32_t c = 0; c < model->clip_count; c++) {
         const sinew_bake_track *t = &summaries[c];
-        printf("  %-24s %5u %6.1f %5s %7u %7.2f° %7.1f°%s\n", model->clips[c].name, t->key_count,
-               (double)t->rate, t->looping ? "yes" : "no", t->passes, (double)t->seam_degrees,
-               (double)t->swing_degrees,
-               t->looping && !t->closed ? "  (loop did not close within the pass limit)" : "");
+        printf("  %-24s %5u %6.1f %5s %7u %7.2f° %7.2f° %7.1f°%s\n", model->clips[c].name,
+               t->key_count, (double)t->rate, t->looping ? "yes" : "no", t->passes,
+               (double)t->drift_degrees, (double)t->seam_degrees, (double)t->swing_degrees,
+               t->looping && !t->closed
+                   ? "  (state did not return within the pass limit: drift spread over the loop)"
+                   : "");
     }
 }
