@@ -8,7 +8,7 @@ SECONDS_TO_RUN=${1:-600}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/build-fuzz
 mkdir -p "$OUT/work" "$OUT/artifacts"
-SOURCES="$ROOT/src/base/*.c $ROOT/src/math/*.c $ROOT/src/model/*.c $ROOT/src/skin/*.c $ROOT/src/io/*.c"
+SOURCES="$ROOT/src/base/*.c $ROOT/src/math/*.c $ROOT/src/model/*.c $ROOT/src/io/*.c"
 # shellcheck disable=SC2086
 clang-14 -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fno-omit-frame-pointer \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

@@ -3,7 +3,8 @@
  * Anchor (issue 6): build_pose under 2 us per frame. Fixed inputs; prints ns per unit, the
  * best of REPEATS runs (the fastest run is the least disturbed by other load on the machine)
  * and the median. For load-proof numbers count instructions:
- * valgrind --tool=callgrind build/bin/bench_anim2d (about 2.7k instructions per walk frame). */
+ * valgrind --tool=callgrind build/bin/bench_anim2d (about 2.5k instructions per walk frame, 4.4k
+ * while blending). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

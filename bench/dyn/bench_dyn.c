@@ -3,7 +3,8 @@
  * 60 calls per second (one fixed 1/60 s step per call). Fixed motions, no randomness.
  * Anchor (issue 4): at most 40 ns per joint-step, and at least 20x faster than three-vrm's
  * VRMSpringBoneManager on the same chains (bench/dyn/run.sh prints both).
- * Usage: bench_dyn [chains] [frames] */
+ * Usage: bench_dyn [chains] [frames] [single]   (single: sinew_dyn_step_run per chain
+ * instead of sinew_dyn_step_run_many) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ int main(int argc, char **argv)
 {
     int chains = argc > 1 ? atoi(argv[1]) : 10000;
     int frames = argc > 2 ? atoi(argv[2]) : 120;
+    int single = argc > 3 && strcmp(argv[3], "single") == 0;
     if (chains <= 0 || frames <= 0) return 2;
     /* Root, Hips, Tail_1..Tail_8, Tail_End: the same chain three-vrm gets */
     enum { N = K + 3 };
@@ -86,10 +88,15 @@ int main(int argc, char **argv)
     if (!mem || !st) return 1;
     for (int c = 0; c < chains; c++)
         st[c] = sinew_dyn_state_init(rig, mem + bytes * (size_t)c, bytes);
-    sinew_mat4 world[N];
-    for (int i = 0; i < N; i++)
-        world[i] = joints[i].bind;
-    sinew_quat out[K];
+    /* one world array per chain (only its hips entry changes), one job per chain; all jobs
+     * of a frame go to sinew_dyn_step_run_many, which runs them four at a time */
+    sinew_mat4 *world = malloc(sizeof *world * N * (size_t)chains);
+    sinew_quat *out = malloc(sizeof *out * K * (size_t)chains);
+    sinew_dyn_step_job *jobs = malloc(sizeof *jobs * (size_t)chains);
+    if (!world || !out || !jobs) return 1;
+    for (int c = 0; c < chains; c++)
+        for (int i = 0; i < N; i++)
+            world[c * N + i] = joints[i].bind;
     double checksum = 0;
     const float dt = 1.0f / 60.0f;
     int contacts = 0;
@@ -98,7 +105,6 @@ int main(int argc, char **argv)
     int warm = 30;
     for (int f = -warm; f < frames; f++) {
         float t = (float)(f + warm) * dt;
-        double t0 = now();
         for (int c = 0; c < chains; c++) {
             float ph = (float)c * 0.37f;
             /* a trot with deep crouches: the tail swings, hits the floor, and the limit and
@@ -108,13 +114,23 @@ int main(int argc, char **argv)
                                            (float)(c / 100) * 3.0f + 1.5f * t);
             sinew_quat q =
                 sinew_quat_from_axis_angle(sinew_vec3_make(0, 1, 0), 0.6f * sinf(3.3f * t + ph));
-            world[1] = trs(p, q);
-            sinew_dyn_step_job job = {rig, st[c], world, N, f == -warm ? 0.0f : dt, out, NULL};
-            if (sinew_dyn_step_run(&job, &err) != SINEW_OK) {
+            world[c * N + 1] = trs(p, q);
+            jobs[c] = (sinew_dyn_step_job){
+                rig, st[c], world + c * N, N, f == -warm ? 0.0f : dt, out + c * K, NULL};
+        }
+        double t0 = now();
+        if (single) {
+            for (int c = 0; c < chains; c++)
+                if (sinew_dyn_step_run(&jobs[c], &err) != SINEW_OK) break;
+        } else {
+            if (sinew_dyn_step_run_many(jobs, (uint32_t)chains, &err) != SINEW_OK) {
                 fprintf(stderr, "bench_dyn: %s\n", err.message);
                 return 1;
             }
-            checksum += (double)out[K - 1].x;
+        }
+        if (f >= 0) elapsed += now() - t0;
+        for (int c = 0; c < chains; c++) {
+            checksum += (double)out[c * K + K - 1].x;
             if (f >= 0 && f % 10 == 0) {
                 sinew_vec3 tips[K];
                 sinew_dyn_state_get(st[c], tips, NULL);
@@ -127,18 +143,20 @@ int main(int argc, char **argv)
                     }
             }
         }
-        if (f >= 0) elapsed += now() - t0;
     }
     double steps = (double)chains * K * frames;
-    printf("sinew dyn: %d chains x %d joints x %d frames at 60 fps: %.1f ns per joint-step "
+    printf("sinew dyn (%s): %d chains x %d joints x %d frames at 60 fps: %.1f ns per joint-step "
            "(goal <= 40 ns); %.2f ms per frame for all chains; %d chain-frames touching the floor "
            "(sampled every 10th frame)"
            " lowest tip %.3f (checksum %.6f)\n",
-           chains, K, frames, 1e9 * elapsed / steps, 1e3 * elapsed / frames, contacts,
-           (double)lowest, checksum);
+           single ? "one job at a time" : "run_many", chains, K, frames, 1e9 * elapsed / steps,
+           1e3 * elapsed / frames, contacts, (double)lowest, checksum);
     printf("RESULT sinew_ns_per_joint_step %.3f\n", 1e9 * elapsed / steps);
     sinew_dyn_rig_free(rig);
     free(mem);
     free(st);
+    free(world);
+    free(out);
+    free(jobs);
     return 0;
 }

@@ -18,8 +18,11 @@
  * spear run), trigger actions (jump, thrust) in the spear run, and call
  * sinew_anim2d_figure_build_pose(fig, dt, &pose) once per frame: it returns every joint in
  * canvas units, and drawing is the caller's business. Switching motion at any moment blends
- * over options.blend_time, so no joint jumps. Nothing here allocates, prints or reads a
- * clock; the same calls give the same bits.
+ * over options.blend_time, so no joint jumps. The head lags on its spring (260, 26) but is held
+ * within 6 units of its place on the neck (a jump's 160-unit rise would otherwise leave it
+ * behind); the hair's last constraint pass walks out from the pin, so its lengths come out
+ * exact however hard the head jerks. Nothing here allocates, prints or reads a clock; the
+ * same calls give the same bits.
  */
 #ifndef SINEW_ANIM2D_H
 #define SINEW_ANIM2D_H
@@ -252,7 +255,7 @@ typedef struct sinew_anim2d_options {
     float hair_gravity;    /* units/s^2 (times dt^2 * 60); default 40 */
     float wind_per_speed;  /* backward wind per unit/s of scroll; default 0.16 */
     float jump_wind;       /* extra backward wind while airborne; default 60 */
-    float jump_duration;   /* seconds of the jump track; default 0.9 s (lab), 0.75 s (game) */
+    float jump_duration;   /* seconds of the jump track (lab and game); default 0.8 s */
     float throw_duration;  /* seconds of one throw; default 1.5 s */
     float form_duration;   /* seconds of one pass through the spear form; default 14 s */
     float thrust_duration; /* seconds of one thrust; default 0.42 s */
@@ -266,6 +269,7 @@ typedef struct sinew_anim2d_figure {
     sinew_anim2d_motion from_motion; /* motion being blended away from (INVALID: snapshot) */
     double phase;                    /* readable: gait phase of the near foot, [0, 1) */
     double distance;                 /* readable: units of ground scrolled so far */
+    double ground_offset;            /* distance wrapped to [0, 1024) */
     float gait;                      /* readable: current gait blend, 0 walk .. 1 run */
     float gait_target;
     float time;        /* seconds into the current motion (cycles for looping motions) */

@@ -10,6 +10,8 @@
  *   3. targets: the source rig skinned at every frame; a target vertex follows the blended
  *      skinning matrix of its nearest source vertex, applied to its own bind position
  *      (exact for the same mesh, and exact at rest for any mesh), sinew_solve_targets;
+ *      the targets are in the source's world, so both files must place the creature alike
+ *      (the same mesh lineage: a rigger's output of the artist's file, as in seed 004);
  *   4. solve: per frame, the unknowns are the target rig's skinning matrices M_j =
  *      world_j * IBM_j (rigid). Each bone in turn gets the weighted rigid fit (Horn's
  *      quaternion method, top eigenvector of the 4x4 matrix by cyclic Jacobi) to what the

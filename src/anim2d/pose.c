@@ -172,9 +172,8 @@ typedef struct skel {
     float sy, alpha, scroll, airborne, thrust;
 } skel;
 
-static void place_spear(skel *s, float angle)
+static void place_spear(skel *s, sinew_vec2 d)
 {
-    sinew_vec2 d = v2_dir(angle);
     s->j[SINEW_ANIM2D_JOINT_SPEAR_BUTT] =
         v2_madd(s->j[SINEW_ANIM2D_JOINT_HAND_NEAR], d, -SINEW_ANIM2D_SPEAR_GRIP);
     s->j[SINEW_ANIM2D_JOINT_SPEAR_TIP] =
@@ -215,7 +214,7 @@ static void resolve(const a2_body *b, skel *s)
             sinew_anim2d_ik(sh, back, SINEW_ANIM2D_UARM, SINEW_ANIM2D_FARM, -1.0f,
                             &s->j[SINEW_ANIM2D_JOINT_HAND_FAR]);
     }
-    place_spear(s, b->spear_angle);
+    place_spear(s, v2_dir(b->spear_angle));
     s->sy = b->sy;
     s->alpha = b->spear_alpha;
     s->scroll = b->scroll;
@@ -223,25 +222,18 @@ static void resolve(const a2_body *b, skel *s)
     s->thrust = b->thrust;
 }
 
-static float angle_of(sinew_vec2 d)
+/* The direction of bone from->to in `a` turned toward its direction in `b` by fraction w of
+ * the angle between them, the short way round: one atan2 per bone, and exactly b's direction
+ * at w = 1 up to rounding. */
+static sinew_vec2 turn(const skel *a, const skel *b, int from, int to, float w)
 {
-    return atan2f(d.y, d.x);
-}
-
-/* Angle from a to b, the short way round, lerped by w. */
-static float lerp_angle(float a, float b, float w)
-{
-    float d = b - a;
-    while (d > A2_PI)
-        d -= 2.0f * A2_PI;
-    while (d < -A2_PI)
-        d += 2.0f * A2_PI;
-    return a + d * w;
-}
-
-static float bone_angle(const skel *s, int from, int to)
-{
-    return angle_of(v2_sub(s->j[to], s->j[from]));
+    sinew_vec2 da = v2_sub(a->j[to], a->j[from]), db = v2_sub(b->j[to], b->j[from]);
+    float la = v2_len(da);
+    if (!(la > 1e-6f)) return v2(0.0f, -1.0f);
+    da = v2_scale(da, 1.0f / la);
+    float delta = atan2f(da.x * db.y - da.y * db.x, da.x * db.x + da.y * db.y) * w;
+    float c = cosf(delta), s = sinf(delta);
+    return v2(da.x * c - da.y * s, da.x * s + da.y * c);
 }
 
 /* Blends two skeletons without breaking a bone: the pelvis and feet lerp and the knees are
@@ -251,24 +243,17 @@ static void blend(const skel *a, const skel *b, float w, skel *out)
 {
     out->j[SINEW_ANIM2D_JOINT_PELVIS] =
         v2_lerp(a->j[SINEW_ANIM2D_JOINT_PELVIS], b->j[SINEW_ANIM2D_JOINT_PELVIS], w);
-    float spine = lerp_angle(bone_angle(a, SINEW_ANIM2D_JOINT_PELVIS, SINEW_ANIM2D_JOINT_CHEST),
-                             bone_angle(b, SINEW_ANIM2D_JOINT_PELVIS, SINEW_ANIM2D_JOINT_CHEST), w);
-    place_spine(out, v2_dir(spine));
+    place_spine(out, turn(a, b, SINEW_ANIM2D_JOINT_PELVIS, SINEW_ANIM2D_JOINT_CHEST, w));
     for (int side = 0; side < 2; side++) {
         int f = SINEW_ANIM2D_JOINT_FOOT_NEAR + side;
         out->j[SINEW_ANIM2D_JOINT_KNEE_NEAR + side] = sinew_anim2d_leg_ik(
             out->j[SINEW_ANIM2D_JOINT_PELVIS], v2_lerp(a->j[f], b->j[f], w), &out->j[f]);
         int e = SINEW_ANIM2D_JOINT_ELBOW_NEAR + side, h = SINEW_ANIM2D_JOINT_HAND_NEAR + side;
-        float upper = lerp_angle(bone_angle(a, SINEW_ANIM2D_JOINT_SHOULDER, e),
-                                 bone_angle(b, SINEW_ANIM2D_JOINT_SHOULDER, e), w);
-        float fore = lerp_angle(bone_angle(a, e, h), bone_angle(b, e, h), w);
-        out->j[e] = v2_madd(out->j[SINEW_ANIM2D_JOINT_SHOULDER], v2_dir(upper), SINEW_ANIM2D_UARM);
-        out->j[h] = v2_madd(out->j[e], v2_dir(fore), SINEW_ANIM2D_FARM);
+        out->j[e] = v2_madd(out->j[SINEW_ANIM2D_JOINT_SHOULDER],
+                            turn(a, b, SINEW_ANIM2D_JOINT_SHOULDER, e, w), SINEW_ANIM2D_UARM);
+        out->j[h] = v2_madd(out->j[e], turn(a, b, e, h, w), SINEW_ANIM2D_FARM);
     }
-    place_spear(
-        out,
-        lerp_angle(bone_angle(a, SINEW_ANIM2D_JOINT_SPEAR_BUTT, SINEW_ANIM2D_JOINT_SPEAR_TIP),
-                   bone_angle(b, SINEW_ANIM2D_JOINT_SPEAR_BUTT, SINEW_ANIM2D_JOINT_SPEAR_TIP), w));
+    place_spear(out, turn(a, b, SINEW_ANIM2D_JOINT_SPEAR_BUTT, SINEW_ANIM2D_JOINT_SPEAR_TIP, w));
     out->sy = a2_lerp(a->sy, b->sy, w);
     out->alpha = a2_lerp(a->alpha, b->alpha, w);
     out->scroll = a2_lerp(a->scroll, b->scroll, w);
@@ -331,6 +316,9 @@ void sinew_anim2d_figure_build_pose(sinew_anim2d_figure *fig, float dt, sinew_an
 
     /* The ground moves at the speed that keeps the stance foot still. */
     fig->distance += (double)out.scroll * (double)dt;
+    fig->ground_offset += (double)out.scroll * (double)dt;
+    if (fig->ground_offset >= 1024.0)
+        fig->ground_offset -= 1024.0 * floor(fig->ground_offset / 1024.0);
 
     /* Squash and stretch about the ground point under the figure; then into canvas space. */
     sinew_vec2 origin = v2(o->anchor_x, o->ground_y);
@@ -384,7 +372,7 @@ void sinew_anim2d_figure_build_pose(sinew_anim2d_figure *fig, float dt, sinew_an
     pose->sy = out.sy;
     pose->spear_alpha = a2_clamp(out.alpha, 0.0f, 1.0f);
     pose->scroll_speed = out.scroll;
-    pose->ground_offset = (float)fmod(fig->distance, 1024.0);
+    pose->ground_offset = (float)fig->ground_offset;
     pose->thrust = out.thrust;
     float low = fmaxf(pose->joints[SINEW_ANIM2D_JOINT_FOOT_NEAR].y,
                       pose->joints[SINEW_ANIM2D_JOINT_FOOT_FAR].y);

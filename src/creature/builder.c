@@ -19,23 +19,6 @@ int32_t creature_skeleton_add(creature_skeleton *s, const char *prefix, const ch
     return j;
 }
 
-void creature_skeleton_set_primary(creature_skeleton *s, int32_t child)
-{
-    if (child >= 0 && s->parent[child] >= 0) s->child[s->parent[child]] = child;
-}
-
-int32_t creature_skeleton_find(const creature_skeleton *s, const char *name)
-{
-    size_t n = strlen(name);
-    for (uint32_t j = 0; j < s->count; j++) {
-        size_t m = strlen(s->name[j]);
-        if (m >= n && !strcmp(s->name[j] + (m - n), name) &&
-            (m == n || s->name[j][m - n - 1] == ':'))
-            return (int32_t)j;
-    }
-    return -1;
-}
-
 void creature_skeleton_finish(creature_skeleton *s, float terminal_frac)
 {
     const sinew_vec3 y = sinew_vec3_make(0, 1, 0);
@@ -254,6 +237,14 @@ static void point_weights(const creature_skeleton *s, const creature_weights *wr
         w[1] = (1.0f - hips) * side;
         w[2] = (1.0f - hips) * (1.0f - side);
         n = 3;
+    } else if (wr->mode == CREATURE_WEIGHT_TEMPLATE && n >= 3) {
+        w[0] = wr->from[0] + (wr->to[0] - wr->from[0]) * t;
+        w[3] = n >= 4 ? wr->from[3] + (wr->to[3] - wr->from[3]) * t : 0.0f;
+        float rest = fmaxf(0.0f, 1.0f - w[0] - w[3]);
+        float side = 1.0f / (1.0f + expf(-p.x / fmaxf(wr->side_width, 1e-6f)));
+        w[1] = rest * side;
+        w[2] = rest * (1.0f - side);
+        n = n >= 4 ? 4 : 3;
     } else {
         /* a template rigger's distance falloff: w ~ 1 / d^4 to each candidate bone */
         for (uint32_t i = 0; i < n; i++) {

@@ -40,23 +40,24 @@ typedef struct creature_skeleton {
  * first child added to a joint becomes its primary child. Returns the joint index. */
 int32_t creature_skeleton_add(creature_skeleton *s, const char *prefix, const char *name,
                               int32_t parent, sinew_vec3 pos);
-/* Makes `child` the primary child of its parent (the bone points at it). */
-void creature_skeleton_set_primary(creature_skeleton *s, int32_t child);
 /* Orients every joint (local +Y along its bone, the shortest swing from +Y: Mixamo's
  * convention) and fills tips and rest transforms. Terminal tips extend by `terminal_frac` of
  * the parent bone's length. */
 void creature_skeleton_finish(creature_skeleton *s, float terminal_frac);
-/* Index of the joint whose name ends with `name` (prefix ignored), or -1. */
-int32_t creature_skeleton_find(const creature_skeleton *s, const char *name);
-
 /* How a tube's vertices are weighted. */
 typedef enum creature_weight_mode {
     CREATURE_WEIGHT_NEAREST = 1, /* inverse 4th power of the distance to each candidate bone */
     CREATURE_WEIGHT_ALONG,       /* fixed sets blended from the tube's start (`from`) to its end
                                     (`to`): how a template rigger dumps an appendage */
-    CREATURE_WEIGHT_SIDE         /* NEAREST among candidates, plus `from` weights split by side:
-                                    joints[0] (the hips) at the top, joints[1]/[2] (left/right
-                                    thighs) by x; for skirts */
+    CREATURE_WEIGHT_SIDE,        /* joints[0] (the hips) from `from[0]` at the top to `to[0]` at
+                                    the bottom, the rest split between joints[1] (left thigh,
+                                    +x) and joints[2] (right thigh) smoothly by x: skirts */
+    /* A template rigger's tail (seed 000: "the left shin, with the rest split between the two
+     * thighs"): joints[0] blended from `from[0]` to `to[0]` along the tube, joints[3] (when
+     * count is 4) likewise, and the remainder split between joints[1] (+x side) and joints[2]
+     * (-x side) by a logistic of x over `side_width`: where the two thighs' weights meet, the
+     * skin tears when the legs swing apart. */
+    CREATURE_WEIGHT_TEMPLATE
 } creature_weight_mode;
 
 typedef struct creature_weights {
@@ -64,6 +65,7 @@ typedef struct creature_weights {
     uint32_t count;
     int32_t joints[CREATURE_MAX_CANDIDATES];
     float from[CREATURE_MAX_CANDIDATES], to[CREATURE_MAX_CANDIDATES];
+    float side_width; /* metres: TEMPLATE's left/right transition width */
 } creature_weights;
 
 typedef struct creature_tube {
@@ -130,8 +132,8 @@ typedef struct creature_pose {
 void creature_pose_reset(const creature_skeleton *s, creature_pose *p);
 /* Solves local rotations (and world transforms) parent before child. */
 void creature_pose_solve(const creature_skeleton *s, creature_pose *p);
-/* World position of joint j's bind point `j` after moving only the root (for hip heights):
- * the leg's hip joint position for a given root translation and root delta. */
+/* World position of joint j under the pose's root translation and deltas, ignoring leg IK
+ * (used to find how far the hips must drop for the feet to reach their targets). */
 sinew_vec3 creature_pose_joint_position(const creature_skeleton *s, const creature_pose *p,
                                         int32_t j);
 
@@ -143,7 +145,6 @@ typedef void (*creature_pose_fn)(const creature_skeleton *s, const void *ctx, fl
 
 /* The creature under construction. */
 typedef struct creature_build {
-    const sinew_allocator *alloc;
     creature_skeleton skel;
     creature_mesh mesh;
     sinew_creature_truth *truth; /* pieces filled by the kind; may be a local scratch */

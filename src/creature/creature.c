@@ -232,7 +232,6 @@ sinew_result sinew_creature_build(sinew_creature_kind kind, const sinew_creature
         return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "creature: out of memory");
     }
     model->allocator = alloc;
-    b->alloc = &model->allocator;
     b->mesh.alloc = &model->allocator;
     b->truth = t;
     b->model = model;

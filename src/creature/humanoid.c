@@ -132,6 +132,22 @@ static void along(creature_tube *t, int32_t j, float from, float to)
     t->weights.count = i + 1;
 }
 
+/* A template rigger's tail weights (see CREATURE_WEIGHT_TEMPLATE): `main` from `from` to `to`
+ * along the tail, `extra` (optional) likewise, the rest split between the thighs by side. */
+static void template_weights(creature_tube *t, int32_t main, float from, float to, int32_t left,
+                             int32_t right, int32_t extra, float extra_from, float extra_to)
+{
+    creature_weights *w = &t->weights;
+    memset(w, 0, sizeof *w);
+    w->mode = CREATURE_WEIGHT_TEMPLATE;
+    w->count = extra >= 0 ? 4 : 3;
+    w->joints[0] = main, w->from[0] = from, w->to[0] = to;
+    w->joints[1] = left;
+    w->joints[2] = right;
+    w->joints[3] = extra >= 0 ? extra : 0, w->from[3] = extra_from, w->to[3] = extra_to;
+    w->side_width = 0.014f;
+}
+
 /* ---- the body ---- */
 
 static int build_body(creature_build *b, const humanoid *h, int snout)
@@ -247,9 +263,9 @@ static int fox_tail(creature_build *b, const humanoid *h, uint8_t piece)
     creature_tube fur = tube(piece, 32, 36, v3(0, 0, 0), v3(0, 0, 0), v3(1, 0, 0), 0, 0.12f);
     fur.ctrl_count = 4;
     fur.ctrl[0] = v3(0, 0.93f, -0.09f);
-    fur.ctrl[1] = v3(0, 0.87f, -0.40f);
-    fur.ctrl[2] = v3(0, 0.68f, -0.70f);
-    fur.ctrl[3] = v3(0, 0.40f, -0.84f);
+    fur.ctrl[1] = v3(0, 0.87f, -0.42f);
+    fur.ctrl[2] = v3(0, 0.70f, -0.75f);
+    fur.ctrl[3] = v3(0, 0.44f, -0.90f);
     fit_length(&fur, 0.81f);
     prof(&fur, 0.00f, 0.065f, 0.065f, 0);
     prof(&fur, 0.15f, 0.100f, 0.095f, 0);
@@ -260,9 +276,7 @@ static int fox_tail(creature_build *b, const humanoid *h, uint8_t piece)
     fur.noise = 0.07f;
     fur.seed = 1;
     fur.weights.count = 0;
-    along(&fur, h->leg[L], 0.55f, 0.85f);
-    along(&fur, h->upleg[L], 0.28f, 0.10f);
-    along(&fur, h->upleg[R], 0.17f, 0.05f);
+    template_weights(&fur, h->leg[L], 0.30f, 0.55f, h->upleg[L], h->upleg[R], -1, 0, 0);
 
     creature_tube skin = fur;
     skin.segments = 20;
@@ -300,10 +314,7 @@ static int mouse_tail(creature_build *b, const humanoid *h, uint8_t piece)
     prof(&t, 0.5f, 0.022f, 0.022f, 0);
     prof(&t, 1.0f, 0.012f, 0.012f, 0);
     t.weights.count = 0;
-    along(&t, h->hips, 0.30f, 0.10f);
-    along(&t, h->upleg[L], 0.35f, 0.20f);
-    along(&t, h->upleg[R], 0.20f, 0.10f);
-    along(&t, h->leg[L], 0.15f, 0.60f);
+    template_weights(&t, h->leg[L], 0.15f, 0.60f, h->upleg[L], h->upleg[R], h->hips, 0.30f, 0.10f);
     sinew_creature_piece *p = &b->truth->pieces[piece];
     p->shell_count = 1;
     p->length = creature_tube_length(&t);
@@ -599,7 +610,7 @@ int creature_build_humanoid(creature_build *b, sinew_creature_kind kind)
 
     gait walk = {&h, 0.55f, 0.62f, 0.10f, 3.0f, 22.0f, 18.0f, 5.0f, 0.025f};
     gait sprint = {&h, 0.95f, 0.38f, 0.24f, 12.0f, 45.0f, 75.0f, 8.0f, 0.015f};
-    still crouch = {&h, 0.56f}, idle = {&h, 0.0f};
+    still crouch = {&h, 0.60f}, idle = {&h, 0.0f};
     ok &= creature_add_clip(b, "Walk", 1.1f, gait_pose, &walk);
     ok &= creature_add_clip(b, "Sprint", 0.66f, gait_pose, &sprint);
     ok &= creature_add_clip(b, "Crouch", 2.0f, crouch_pose, &crouch);

@@ -48,15 +48,6 @@ static void cand(creature_tube *t, int32_t j)
     if (t->weights.count < CREATURE_MAX_CANDIDATES) t->weights.joints[t->weights.count++] = j;
 }
 
-static void along(creature_tube *t, int32_t j, float from, float to)
-{
-    uint32_t i = t->weights.count;
-    if (i >= CREATURE_MAX_CANDIDATES) return;
-    t->weights.mode = CREATURE_WEIGHT_ALONG;
-    t->weights.joints[i] = j, t->weights.from[i] = from, t->weights.to[i] = to;
-    t->weights.count = i + 1;
-}
-
 typedef struct lizard_gait {
     const lizard *z;
     float sweep; /* degrees: leg sweep forward/back */
@@ -195,11 +186,16 @@ int creature_build_lizard(creature_build *b)
     prof(&t, 0.0f, 0.075f, 0.068f);
     prof(&t, 0.4f, 0.050f, 0.045f);
     prof(&t, 1.0f, 0.014f, 0.012f);
-    t.weights.count = 0;
-    along(&t, z.shin[2], 0.50f, 0.70f);
-    along(&t, z.leg[2], 0.25f, 0.15f);
-    along(&t, z.leg[3], 0.15f, 0.10f);
-    along(&t, z.hips, 0.10f, 0.05f);
+    /* a template rigger's dump (see CREATURE_WEIGHT_TEMPLATE): the left hind shin, the hips,
+     * and the rest split between the hind thighs by side */
+    memset(&t.weights, 0, sizeof t.weights);
+    t.weights.mode = CREATURE_WEIGHT_TEMPLATE;
+    t.weights.count = 4;
+    t.weights.joints[0] = z.shin[2], t.weights.from[0] = 0.35f, t.weights.to[0] = 0.60f;
+    t.weights.joints[1] = z.leg[2];
+    t.weights.joints[2] = z.leg[3];
+    t.weights.joints[3] = z.hips, t.weights.from[3] = 0.10f, t.weights.to[3] = 0.05f;
+    t.weights.side_width = 0.014f;
     sinew_creature_piece *p = &b->truth->pieces[pc];
     p->shell_count = 1;
     p->length = creature_tube_length(&t);

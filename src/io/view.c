@@ -187,7 +187,8 @@ static sinew_result build_skeleton(view_ctx *c, int32_t skin, sinew_error *err)
     return SINEW_OK;
 }
 
-/* Reads one accessor of a validated primitive as floats / uints into a fresh array. */
+/* Reads accessor obj[key] of a validated primitive as floats / uints into a fresh array;
+ * NULL when absent. */
 static void *read_attr(view_ctx *c, const cJSON *attrs, const char *key, int as_float,
                        sinew_error *err, sinew_result *r)
 {
@@ -223,8 +224,7 @@ static sinew_result add_primitive(view_ctx *c, uint32_t node, uint32_t mesh, uin
     float *w1 = r ? NULL : read_attr(c, attrs, "WEIGHTS_1", 1, err, &r);
     uint32_t *idx = NULL;
     if (!r && json_int(prim, "indices") >= 0) {
-        const cJSON *holder = prim;
-        idx = read_attr(c, holder, "indices", 0, err, &r);
+        idx = read_attr(c, prim, "indices", 0, err, &r); /* same reader: prim["indices"] */
     }
     if (!r) {
         uint32_t v0 = m->vertex_count, t0 = m->triangle_count;

@@ -1,7 +1,10 @@
 /* The writer: the document's JSON unchanged except for buffer layout (all bufferViews repacked
  * into one buffer, 4-byte aligned, indices kept), as GLB or .gltf with one base64 data URI.
  * Files are written to a temporary file in the target folder and renamed into place. */
+/* realpath(3) and lstat(2) are XSI / POSIX 2008. */
+#define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -178,6 +181,32 @@ sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **o
  * target either keeps its old content or gets the whole new one. */
 static sinew_result write_atomic(const char *path, const void *data, size_t size, sinew_error *err)
 {
+    /* rename(2) would replace a symlink or a device (/dev/stdout) with a regular file: write
+     * through links to their target, and refuse anything that is not a regular file. */
+    char target[PATH_MAX];
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        if (!realpath(path, target)) {
+            /* A dangling link: create its target (relative to the link's folder). */
+            char dest[PATH_MAX];
+            ssize_t n = readlink(path, dest, sizeof dest - 1);
+            if (n <= 0)
+                return sinew_error_set(err, SINEW_ERR_IO, "cannot resolve the link '%s': %s", path,
+                                       strerror(errno));
+            dest[n] = 0;
+            const char *slash = strrchr(path, '/');
+            int len = dest[0] == '/' || !slash
+                          ? snprintf(target, sizeof target, "%s", dest)
+                          : snprintf(target, sizeof target, "%.*s/%.*s", (int)(slash - path), path,
+                                     (int)(sizeof target / 2), dest);
+            if (len < 0 || (size_t)len >= sizeof target)
+                return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: path is too long", path);
+        }
+        path = target;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "'%s' exists and is not a regular file: not replaced", path);
     char tmp[4096];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >= sizeof tmp)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: path is too long", path);

@@ -122,6 +122,146 @@ static void bone_name(const sinew_model *m, char *out, size_t size, uint32_t cha
         snprintf(out, size, "%s.%03u", base, k);
 }
 
+int rig_piece_is_split(const sinew_rig_analysis *a, const sinew_rig_report *rep, uint32_t p)
+{
+    for (uint32_t v = 0; v < rep->vertex_count; v++)
+        if (rep->vertex_piece[v] == p && a->lobe[a->weld[v]] != 0) return 1;
+    return 0;
+}
+
+sinew_result rig_chain_geometry(const sinew_rig_analysis *a, const sinew_model *m,
+                                const sinew_rig_report *rep, uint32_t p, float segment_fraction,
+                                const uint32_t *verts, uint32_t count, int ring_root, float *g,
+                                rig_chain_geo *out, sinew_error *err)
+{
+    const uint32_t nv = m->mesh.vertex_count;
+    const float H = rep->scale;
+    const sinew_rig_piece *pc = &rep->pieces[p];
+    const sinew_allocator *al = &a->alloc;
+    heap_item *heap = sinew_alloc(al, (size_t)a->adj_start[nv] + 2 * (size_t)nv + 1, sizeof *heap);
+    float *gs = sinew_alloc(al, (size_t)count + 1, sizeof *gs);
+    uint8_t *done = sinew_alloc(al, nv, 1);
+    if (!heap || !gs || !done) {
+        sinew_free(al, heap);
+        sinew_free(al, gs);
+        sinew_free(al, done);
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+    }
+    memset(out, 0, sizeof *out);
+    /* Sources at g = 0: the collars of the far pieces it is made of, the near vertices it owns
+     * (its shell's root), and whatever lies right outside it (the ring it hangs from). */
+    uint32_t hn = 0;
+    for (uint32_t v = 0; v < nv; v++)
+        g[v] = FLT_MAX, done[v] = 0;
+    for (uint32_t q = 0; q < a->far_piece_count; q++) {
+        if (a->root_of[q] != p) continue;
+        for (uint32_t k = a->collar_start[q]; k < a->collar_start[q + 1]; k++)
+            if (g[a->collar[k]] != 0) g[a->collar[k]] = 0, heap_push(heap, &hn, 0, a->collar[k]);
+    }
+    sinew_vec3 ring = sinew_vec3_make(0, 0, 0);
+    uint32_t ring_n = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t w = a->weld[verts[i]];
+        if (w != verts[i]) continue;
+        if (!a->far[w] && g[w] != 0) g[w] = 0, heap_push(heap, &hn, 0, w);
+        for (uint32_t k = a->adj_start[w]; k < a->adj_start[w + 1]; k++) {
+            uint32_t o = a->adj[k];
+            if (rep->vertex_piece[o] == p || done[o]) continue;
+            done[o] = 1; /* marks "counted in the ring" for now */
+            ring = sinew_vec3_add(ring, m->mesh.positions[o]);
+            ring_n++;
+            if (g[o] != 0) g[o] = 0, heap_push(heap, &hn, 0, o);
+        }
+    }
+    memset(done, 0, nv);
+    for (int round = 0; round < 64; round++) {
+        while (hn) {
+            heap_item it = heap_pop(heap, &hn);
+            if (done[it.v] || it.g > g[it.v]) continue;
+            done[it.v] = 1;
+            for (uint32_t k = a->adj_start[it.v]; k < a->adj_start[it.v + 1]; k++) {
+                uint32_t w = a->adj[k];
+                if (done[w] || rep->vertex_piece[w] != p) continue;
+                float ng =
+                    it.g + sinew_vec3_distance(m->mesh.positions[it.v], m->mesh.positions[w]);
+                if (ng < g[w]) g[w] = ng, heap_push(heap, &hn, ng, w);
+            }
+        }
+        /* A detached shell (fur fully off the body): seed it where it comes closest to the
+         * skeleton, at its straight-line distance from the collar centre. */
+        float dmin = FLT_MAX;
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t w = a->weld[verts[i]];
+            if (!done[w]) dmin = fminf(dmin, rep->vertex_distance[w]);
+        }
+        if (dmin == FLT_MAX) break;
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t w = a->weld[verts[i]];
+            if (done[w] || rep->vertex_distance[w] > dmin + 0.02f * H) continue;
+            float d0 = sinew_vec3_distance(m->mesh.positions[w], pc->collar_centre);
+            if (d0 < g[w]) g[w] = d0, heap_push(heap, &hn, d0, w);
+        }
+    }
+    /* L = p99 of g over the piece's vertices. */
+    for (uint32_t i = 0; i < count; i++) {
+        float gv = g[a->weld[verts[i]]];
+        gs[i] = gv == FLT_MAX ? 0 : gv;
+    }
+    qsort(gs, count, sizeof *gs, cmp_float);
+    float L = count ? gs[(size_t)floor(0.99 * (double)(count - 1))] : 0;
+    if (!(L > 0)) L = pc->reach > 0 ? pc->reach : 1e-6f * H;
+    out->L = L;
+    long kr = lroundf(L / (segment_fraction * H));
+    uint32_t K =
+        (uint32_t)(kr < 3 ? 3 : (kr > SINEW_RIG_MAX_SEGMENTS ? SINEW_RIG_MAX_SEGMENTS : kr));
+    out->K = K;
+    /* Joints at band centroids (over welded positions, so seams do not weigh twice). */
+    sinew_vec3 *J = out->J, sum[SINEW_RIG_MAX_SEGMENTS + 1];
+    uint32_t cnt[SINEW_RIG_MAX_SEGMENTS + 1];
+    memset(sum, 0, sizeof sum);
+    memset(cnt, 0, sizeof cnt);
+    const float half = L / (2.0f * (float)K);
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t v = verts[i];
+        if (a->weld[v] != v || g[v] == FLT_MAX) continue;
+        long b = lroundf(g[v] * (float)K / L);
+        if (b < 1 || b > (long)K) continue;
+        if (fabsf(g[v] - (float)b * L / (float)K) <= half) {
+            sum[b] = sinew_vec3_add(sum[b], m->mesh.positions[v]);
+            cnt[b]++;
+        }
+    }
+    J[0] = ring_root && ring_n ? sinew_vec3_scale(ring, 1.0f / (float)ring_n) : pc->collar_centre;
+    int have[SINEW_RIG_MAX_SEGMENTS + 1] = {1};
+    for (uint32_t b = 1; b <= K; b++)
+        if ((have[b] = cnt[b] > 0)) J[b] = sinew_vec3_scale(sum[b], 1.0f / (float)cnt[b]);
+    for (uint32_t b = 1; b <= K; b++) { /* empty bands: interpolate or extrapolate */
+        if (have[b]) continue;
+        uint32_t nb = b + 1;
+        while (nb <= K && !have[nb])
+            nb++;
+        if (nb <= K)
+            J[b] = sinew_vec3_lerp(J[b - 1], J[nb], 1.0f / (float)(nb - b + 1));
+        else if (b >= 2)
+            J[b] = sinew_vec3_add(J[b - 1], sinew_vec3_sub(J[b - 1], J[b - 2]));
+        else
+            J[b] = sinew_vec3_lerp(J[0], pc->box_max, 0.5f);
+        have[b] = 1;
+    }
+    /* Two passes of J_i <- J_i / 2 + (J_{i-1} + J_{i+1}) / 4 on interior joints. */
+    for (int pass = 0; pass < 2; pass++) {
+        sinew_vec3 old[SINEW_RIG_MAX_SEGMENTS + 1];
+        memcpy(old, J, sizeof old);
+        for (uint32_t b = 1; b < K; b++)
+            J[b] = sinew_vec3_add(sinew_vec3_scale(old[b], 0.5f),
+                                  sinew_vec3_scale(sinew_vec3_add(old[b - 1], old[b + 1]), 0.25f));
+    }
+    sinew_free(al, heap);
+    sinew_free(al, gs);
+    sinew_free(al, done);
+    return SINEW_OK;
+}
+
 sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options *options,
                                    sinew_rig_report *rep, sinew_rig_plan *plan, sinew_error *err)
 {
@@ -136,7 +276,6 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
     const sinew_allocator *al = &plan->allocator;
     const uint32_t nv = m->mesh.vertex_count, nj = m->skin.joint_count;
     const size_t slots = (size_t)nv * SINEW_MAX_INFLUENCES;
-    const float H = rep->scale;
     const int32_t pelvis = rep->landmarks.pelvis;
     uint32_t nchains = 0;
     for (uint32_t p = 0; p < rep->piece_count; p++)
@@ -147,16 +286,13 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
     plan->changed = sinew_alloc(al, nv, 1);
     plan->chains = sinew_alloc(al, nchains + 1, sizeof *plan->chains);
     float *g = sinew_alloc(al, nv, sizeof *g);
-    heap_item *heap = sinew_alloc(al, (size_t)a->adj_start[nv] + nv + 1, sizeof *heap);
     uint32_t *verts = sinew_alloc(al, nv, sizeof *verts);
-    float *gs = sinew_alloc(al, nv, sizeof *gs);
-    uint8_t *done = sinew_alloc(al, nv, 1);
     rig_segment *segs =
         sinew_alloc(al, a->segment_count + nchains * SINEW_RIG_MAX_SEGMENTS + 1, sizeof *segs);
     sinew_vec3 *jp = sinew_alloc(al, nj + nchains * (SINEW_RIG_MAX_SEGMENTS + 1) + 1, sizeof *jp);
     sinew_result r = SINEW_OK;
-    if (!plan->joints || !plan->weights || !plan->changed || !plan->chains || !g || !heap ||
-        !verts || !gs || !done || !segs || !jp) {
+    if (!plan->joints || !plan->weights || !plan->changed || !plan->chains || !g || !verts ||
+        !segs || !jp) {
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
         goto fail;
     }
@@ -190,55 +326,11 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
             }
             continue;
         }
-        /* Geodesic distance from the collar (and from the piece's own near vertices). */
-        uint32_t hn = 0;
-        for (uint32_t v = 0; v < nv; v++)
-            g[v] = FLT_MAX, done[v] = 0;
-        for (uint32_t q = 0; q < a->far_piece_count; q++) {
-            if (a->root_of[q] != p) continue;
-            for (uint32_t k = a->collar_start[q]; k < a->collar_start[q + 1]; k++)
-                if (g[a->collar[k]] != 0)
-                    g[a->collar[k]] = 0, heap_push(heap, &hn, 0, a->collar[k]);
-        }
-        for (uint32_t i = 0; i < count; i++) {
-            uint32_t w = a->weld[verts[i]];
-            if (!a->far[w] && g[w] != 0) g[w] = 0, heap_push(heap, &hn, 0, w);
-        }
-        for (int round = 0; round < 64; round++) {
-            while (hn) {
-                heap_item it = heap_pop(heap, &hn);
-                if (done[it.v] || it.g > g[it.v]) continue;
-                done[it.v] = 1;
-                for (uint32_t k = a->adj_start[it.v]; k < a->adj_start[it.v + 1]; k++) {
-                    uint32_t w = a->adj[k];
-                    if (done[w] || rep->vertex_piece[w] != p) continue;
-                    float ng =
-                        it.g + sinew_vec3_distance(m->mesh.positions[it.v], m->mesh.positions[w]);
-                    if (ng < g[w]) g[w] = ng, heap_push(heap, &hn, ng, w);
-                }
-            }
-            /* A detached shell (fur fully off the body): seed it where it comes closest to
-             * the skeleton, at its straight-line distance from the collar centre. */
-            float dmin = FLT_MAX;
-            for (uint32_t i = 0; i < count; i++) {
-                uint32_t w = a->weld[verts[i]];
-                if (!done[w]) dmin = fminf(dmin, rep->vertex_distance[w]);
-            }
-            if (dmin == FLT_MAX) break;
-            for (uint32_t i = 0; i < count; i++) {
-                uint32_t w = a->weld[verts[i]];
-                if (done[w] || rep->vertex_distance[w] > dmin + 0.02f * H) continue;
-                float d0 = sinew_vec3_distance(m->mesh.positions[w], pc->collar_centre);
-                if (d0 < g[w]) g[w] = d0, heap_push(heap, &hn, d0, w);
-            }
-        }
-        for (uint32_t i = 0; i < count; i++) {
-            float gv = g[a->weld[verts[i]]];
-            gs[i] = gv == FLT_MAX ? 0 : gv;
-        }
-        qsort(gs, count, sizeof *gs, cmp_float);
-        float L = gs[(size_t)floor(0.99 * (double)(count - 1))];
-        if (!(L > 0)) L = pc->reach > 0 ? pc->reach : 1e-6f * H;
+        rig_chain_geo geo;
+        if ((r = rig_chain_geometry(a, m, rep, p, opt.segment_fraction, verts, count,
+                                    rig_piece_is_split(a, rep, p), g, &geo, err)) != SINEW_OK)
+            goto fail;
+        const float L = geo.L;
         pc->length = L;
         if (rigid) {
             for (uint32_t i = 0; i < count; i++) {
@@ -249,52 +341,9 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
             }
             continue;
         }
-        long kr = lroundf(L / (opt.segment_fraction * H));
-        uint32_t K =
-            (uint32_t)(kr < 3 ? 3 : (kr > SINEW_RIG_MAX_SEGMENTS ? SINEW_RIG_MAX_SEGMENTS : kr));
+        const uint32_t K = geo.K;
         pc->segments = K;
-        /* Joints at band centroids (over welded positions, so seams do not weigh twice). */
-        sinew_vec3 J[SINEW_RIG_MAX_SEGMENTS + 1], sum[SINEW_RIG_MAX_SEGMENTS + 1];
-        uint32_t cnt[SINEW_RIG_MAX_SEGMENTS + 1];
-        memset(sum, 0, sizeof sum);
-        memset(cnt, 0, sizeof cnt);
-        const float half = L / (2.0f * (float)K);
-        for (uint32_t i = 0; i < count; i++) {
-            uint32_t v = verts[i];
-            if (a->weld[v] != v || g[v] == FLT_MAX) continue;
-            float s = g[v] * (float)K / L;
-            long b = lroundf(s);
-            if (b < 1 || b > (long)K) continue;
-            if (fabsf(g[v] - (float)b * L / (float)K) <= half) {
-                sum[b] = sinew_vec3_add(sum[b], m->mesh.positions[v]);
-                cnt[b]++;
-            }
-        }
-        J[0] = pc->collar_centre;
-        int have[SINEW_RIG_MAX_SEGMENTS + 1] = {1};
-        for (uint32_t b = 1; b <= K; b++)
-            if ((have[b] = cnt[b] > 0)) J[b] = sinew_vec3_scale(sum[b], 1.0f / (float)cnt[b]);
-        for (uint32_t b = 1; b <= K; b++) { /* empty bands: interpolate or extrapolate */
-            if (have[b]) continue;
-            uint32_t nb = b + 1;
-            while (nb <= K && !have[nb])
-                nb++;
-            if (nb <= K)
-                J[b] = sinew_vec3_lerp(J[b - 1], J[nb], 1.0f / (float)(nb - b + 1));
-            else if (b >= 2)
-                J[b] = sinew_vec3_add(J[b - 1], sinew_vec3_sub(J[b - 1], J[b - 2]));
-            else
-                J[b] = sinew_vec3_lerp(J[0], pc->box_max, 0.5f);
-            have[b] = 1;
-        }
-        for (int pass = 0; pass < 2; pass++) {
-            sinew_vec3 old[SINEW_RIG_MAX_SEGMENTS + 1];
-            memcpy(old, J, sizeof old);
-            for (uint32_t b = 1; b < K; b++)
-                J[b] =
-                    sinew_vec3_add(sinew_vec3_scale(old[b], 0.5f),
-                                   sinew_vec3_scale(sinew_vec3_add(old[b - 1], old[b + 1]), 0.25f));
-        }
+        const sinew_vec3 *J = geo.J;
         /* Bones: the pelvis's bind frame with J_b as origin. */
         sinew_rig_chain *ch = &plan->chains[plan->chain_count];
         memset(ch, 0, sizeof *ch);
@@ -382,10 +431,7 @@ fail:
     sinew_rig_plan_free(plan);
 done:
     sinew_free(al, g);
-    sinew_free(al, heap);
     sinew_free(al, verts);
-    sinew_free(al, gs);
-    sinew_free(al, done);
     sinew_free(al, segs);
     sinew_free(al, jp);
     return r;

@@ -248,7 +248,18 @@ sinew_result rig_classify(sinew_rig_analysis *a, const sinew_model *m, const sin
                                                   : SINEW_RIG_REGION_OTHER;
     }
     /* 2. Merge: bigger pieces absorb smaller ones at the same attachment whose boxes overlap
-     * by more than half. Visit in descending size (ties by index) so the result is stable. */
+     * by more than half, and pieces of one separate shell (a cape that passes near a bone
+     * falls into several far pieces; it is still one cape). The body's own shell, the one
+     * with the most vertices, is never merged this way. Visit in descending size (ties by
+     * index) so the result is stable. */
+    for (uint32_t v = 0; v < nv; v++)
+        if (a->weld[v] == v) shell_total[a->shell[v]]++;
+    uint32_t main_shell = 0;
+    for (uint32_t v = 0; v < nv; v++)
+        if (shell_total[v] > shell_total[main_shell]) main_shell = v;
+    for (uint32_t v = 0; v < nv; v++)
+        if (a->weld[v] == v && a->rep_piece[v] != RIG_NONE)
+            shell_mine[a->rep_piece[v]] = a->shell[v];
     {
         const float pad = 1e-3f * H;
         for (uint32_t round = 0; round < np; round++) {
@@ -265,13 +276,18 @@ sinew_result rig_classify(sinew_rig_analysis *a, const sinew_model *m, const sin
                     int same = pi->attach_joint == pj->attach_joint ||
                                (at_pelvis((uint8_t)pi->attach_region) &&
                                 at_pelvis((uint8_t)pj->attach_region));
-                    if (!same || box_overlap(pi, pj, pad) <= 0.5) continue;
+                    int one_shell = shell_mine[i] == shell_mine[j] && shell_mine[i] != main_shell;
+                    if (!one_shell && (!same || box_overlap(pi, pj, pad) <= 0.5)) continue;
                     pj->merged_into = (int32_t)i;
                     pj->verdict = SINEW_RIG_VERDICT_MERGED;
-                    snprintf(pj->reason, sizeof pj->reason,
-                             "merged into piece %u: same attachment, boxes overlap by more than "
-                             "half (shells over one another)",
-                             i);
+                    if (one_shell)
+                        snprintf(pj->reason, sizeof pj->reason,
+                                 "merged into piece %u: the same separate shell", i);
+                    else
+                        snprintf(pj->reason, sizeof pj->reason,
+                                 "merged into piece %u: same attachment, boxes overlap by more "
+                                 "than half (shells over one another)",
+                                 i);
                     a->root_of[j] = i;
                     pi->vertex_count += pj->vertex_count;
                     pi->far_count += pj->far_count;
@@ -322,6 +338,10 @@ sinew_result rig_classify(sinew_rig_analysis *a, const sinew_model *m, const sin
                     c = sinew_vec3_add(c, m->mesh.positions[a->collar[k]]), cn++;
             }
             if (cn) pc->collar_centre = sinew_vec3_scale(c, 1.0f / (float)cn);
+            pc->attach_joint = attach_joint(a, m, pc->collar_centre, opt->attach_preference);
+            pc->attach_region = pc->attach_joint >= 0
+                                    ? (sinew_rig_region)a->regions[pc->attach_joint]
+                                    : SINEW_RIG_REGION_OTHER;
         }
         sinew_vec3 centroid = stats_centroid(&gs[p]);
         pc->reach = gs[p].reach;
@@ -391,8 +411,6 @@ sinew_result rig_classify(sinew_rig_analysis *a, const sinew_model *m, const sin
         uint32_t p = a->rep_piece[a->weld[v]];
         rep->vertex_piece[v] = p == RIG_NONE ? RIG_NONE : a->root_of[p];
     }
-    for (uint32_t v = 0; v < nv; v++)
-        if (a->weld[v] == v) shell_total[a->shell[v]]++;
     for (uint32_t p = 0; p < np; p++) {
         sinew_rig_piece *pc = &rep->pieces[p];
         if (pc->verdict != SINEW_RIG_VERDICT_CHAIN && pc->verdict != SINEW_RIG_VERDICT_RIGID)
@@ -411,6 +429,113 @@ done:
     sinew_free(&a->alloc, gs);
     sinew_free(&a->alloc, shell_total);
     sinew_free(&a->alloc, shell_mine);
+    return r;
+}
+
+/* A chain lobe split off a bigger piece still carries the body skin around its root (the
+ * rump ring around a tail that continues the body's surface). In the chain's first segment,
+ * skin that is only just far (under 1.4x the far threshold from the skeleton) is that ring,
+ * not tail: on the Khronos fox the rump ring lies at 1.03-1.36x and the tail from 1.51x. */
+static sinew_result trim_split_chains(sinew_rig_analysis *a, const sinew_model *m,
+                                      const sinew_rig_options *opt, sinew_rig_report *rep,
+                                      sinew_error *err)
+{
+    const uint32_t nv = m->mesh.vertex_count;
+    uint32_t *verts = sinew_alloc(&a->alloc, nv + 1, sizeof *verts);
+    float *g = sinew_alloc(&a->alloc, nv + 1, sizeof *g);
+    sinew_result r = SINEW_OK;
+    if (!verts || !g) {
+        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+        goto done;
+    }
+    for (uint32_t p = 0; p < rep->piece_count; p++) {
+        sinew_rig_piece *pc = &rep->pieces[p];
+        if (pc->verdict != SINEW_RIG_VERDICT_CHAIN && pc->verdict != SINEW_RIG_VERDICT_RIGID)
+            continue;
+        if (!rig_piece_is_split(a, rep, p)) continue;
+        uint32_t count = 0;
+        for (uint32_t v = 0; v < nv; v++)
+            if (rep->vertex_piece[v] == p) verts[count++] = v;
+        rig_chain_geo geo;
+        if ((r = rig_chain_geometry(a, m, rep, p, opt->segment_fraction, verts, count, 0, g, &geo,
+                                    err)) != SINEW_OK)
+            goto done;
+        const float first = geo.L / (float)geo.K;
+        const float limit = 1.4f * rep->far_threshold;
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t v = verts[i], w = a->weld[v];
+            if ((g[w] != FLT_MAX && g[w] >= first) || rep->vertex_distance[v] >= limit ||
+                !a->far[v])
+                continue;
+            rep->vertex_piece[v] = RIG_NONE;
+            pc->vertex_count--;
+            if (a->far[v]) pc->far_count--;
+        }
+    }
+done:
+    sinew_free(&a->alloc, verts);
+    sinew_free(&a->alloc, g);
+    return r;
+}
+
+/* The far threshold cuts a tail's root ring in two where the tail leaves the body at a slant
+ * (its upper half near, its lower half far). A vertex right outside a chain piece that is
+ * mostly surrounded by it (at least half of its neighbours) and nearer the new chain than any
+ * existing bone is that ring's own skin and joins the piece. One ring only: the body around
+ * the root stays as the rigger left it. */
+static sinew_result grow_root_rings(sinew_rig_analysis *a, const sinew_model *m,
+                                    const sinew_rig_options *opt, sinew_rig_report *rep,
+                                    sinew_error *err)
+{
+    const uint32_t nv = m->mesh.vertex_count;
+    uint32_t *verts = sinew_alloc(&a->alloc, nv + 1, sizeof *verts);
+    float *g = sinew_alloc(&a->alloc, nv + 1, sizeof *g);
+    uint8_t *join = sinew_alloc(&a->alloc, nv + 1, 1);
+    sinew_result r = SINEW_OK;
+    if (!verts || !g || !join) {
+        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+        goto done;
+    }
+    for (uint32_t p = 0; p < rep->piece_count; p++) {
+        sinew_rig_piece *pc = &rep->pieces[p];
+        if (pc->verdict != SINEW_RIG_VERDICT_CHAIN && pc->verdict != SINEW_RIG_VERDICT_RIGID)
+            continue;
+        if (rig_piece_is_split(a, rep, p)) continue; /* trimmed by the 1.4x rule: leave it */
+        uint32_t count = 0;
+        for (uint32_t v = 0; v < nv; v++)
+            if (rep->vertex_piece[v] == p) verts[count++] = v;
+        rig_chain_geo geo;
+        if ((r = rig_chain_geometry(a, m, rep, p, opt->segment_fraction, verts, count, 0, g, &geo,
+                                    err)) != SINEW_OK)
+            goto done;
+        memset(join, 0, nv);
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t v = verts[i];
+            if (a->weld[v] != v) continue;
+            for (uint32_t k = a->adj_start[v]; k < a->adj_start[v + 1]; k++) {
+                uint32_t o = a->adj[k];
+                if (rep->vertex_piece[o] != RIG_NONE || join[o]) continue;
+                uint32_t in = 0, all = 0;
+                for (uint32_t kk = a->adj_start[o]; kk < a->adj_start[o + 1]; kk++)
+                    all++, in += rep->vertex_piece[a->adj[kk]] == p;
+                float dpoly = FLT_MAX;
+                for (uint32_t b = 0; b < geo.K; b++) {
+                    rig_segment sg = {geo.J[b], geo.J[b + 1], 0};
+                    dpoly = fminf(dpoly, rig_segment_distance(&sg, m->mesh.positions[o]));
+                }
+                if (2 * in >= all && dpoly < rep->vertex_distance[o]) join[o] = 1;
+            }
+        }
+        for (uint32_t v = 0; v < nv; v++)
+            if (join[a->weld[v]] && rep->vertex_piece[v] == RIG_NONE) {
+                rep->vertex_piece[v] = p;
+                pc->vertex_count++;
+            }
+    }
+done:
+    sinew_free(&a->alloc, verts);
+    sinew_free(&a->alloc, g);
+    sinew_free(&a->alloc, join);
     return r;
 }
 
@@ -470,8 +595,9 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
     }
     /* Weld with a hairline tolerance, not only exact positions: exporters split at UV and
      * normal seams (exact duplicates) and also split material groups with hairline gaps
-     * (the Quaternius fox's tail tip floats 0.02% of H off its base). */
-    if ((r = rig_weld_tolerant(a, m, 1e-3f * rep->scale, err)) != SINEW_OK) goto fail;
+     * (the Quaternius fox's tail tip floats 0.02% of H off its base; 0.03% joins it without
+     * welding a cape sunk into a torso). */
+    if ((r = rig_weld_tolerant(a, m, 3e-4f * rep->scale, err)) != SINEW_OK) goto fail;
     if ((r = sinew_rig_find_landmarks(m, &rep->landmarks, a->regions, err)) != SINEW_OK) goto fail;
     if ((r = rig_build_segments(a, m, err)) != SINEW_OK) goto fail;
     for (uint32_t v = 0; v < nv; v++)
@@ -508,13 +634,15 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
             int torso = pc->attach_region == SINEW_RIG_REGION_PELVIS ||
                         pc->attach_region == SINEW_RIG_REGION_THIGH ||
                         pc->attach_region == SINEW_RIG_REGION_SPINE;
-            cand[p] = torso && (vd == SINEW_RIG_VERDICT_BODY || vd == SINEW_RIG_VERDICT_SPINE ||
-                                vd == SINEW_RIG_VERDICT_DRESSED || vd == SINEW_RIG_VERDICT_GARMENT);
+            /* Only a piece that reaches as far as an accepted lobe must can hold one. */
+            cand[p] = torso && pc->reach >= 3.0f * rep->far_threshold &&
+                      (vd == SINEW_RIG_VERDICT_BODY || vd == SINEW_RIG_VERDICT_SPINE ||
+                       vd == SINEW_RIG_VERDICT_DRESSED || vd == SINEW_RIG_VERDICT_GARMENT);
             ncand += cand[p];
         }
         if (ncand) {
             /* Lobe ids per pass-one piece (a->rep_piece still holds pass-one labels). */
-            if ((r = rig_split_lobes(a, m, rep->vertex_distance, cand, 0.5f * rep->far_threshold,
+            if ((r = rig_split_lobes(a, m, rep->vertex_distance, cand, 0.1f * rep->far_threshold,
                                      err)) != SINEW_OK)
                 goto split_fail;
             memcpy(lobes, a->lobe, nv * sizeof *lobes);
@@ -548,6 +676,8 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
         sinew_free(&a->alloc, lobes);
         if (r != SINEW_OK) goto fail;
     }
+    if ((r = trim_split_chains(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
+    if ((r = grow_root_rings(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
     /* Weighted distance before: the rigger's weights. */
     {
         sinew_vec3 *jp = sinew_alloc(&a->alloc, a->joint_count, sizeof *jp);

@@ -26,6 +26,10 @@ float rig_skeleton_distance(const rig_segment *segs, uint32_t count, sinew_vec3 
 {
     float best = FLT_MAX;
     for (uint32_t i = 0; i < count; i++) {
+        /* A cheap rejection first: the segment lies within its end points' box. */
+        float dx = fmaxf(fmaxf(fminf(segs[i].a.x, segs[i].b.x) - p.x, 0),
+                         p.x - fmaxf(segs[i].a.x, segs[i].b.x));
+        if (dx * dx >= best) continue;
         /* Squared distance inline: this is the hot loop of the whole pipeline. */
         sinew_vec3 ab = sinew_vec3_sub(segs[i].b, segs[i].a), ap = sinew_vec3_sub(p, segs[i].a);
         float l2 = sinew_vec3_dot(ab, ab);

@@ -212,6 +212,11 @@ sinew_result rig_weld_tolerant(sinew_rig_analysis *a, const sinew_model *m, floa
     /* Visit vertices in index order; each looks for earlier vertices in the 27 cells around
      * it (hash buckets may mix cells: positions are compared, so that is harmless). */
     for (uint32_t v = 0; v < nv; v++) {
+        /* Exact duplicates (seams) follow their representative: only it visits the grid. */
+        if (m->mesh.weld && m->mesh.weld[v] < v) {
+            uf_union(weld, v, m->mesh.weld[v]);
+            continue;
+        }
         for (int dx = -1; dx <= 1; dx++)
             for (int dy = -1; dy <= 1; dy++)
                 for (int dz = -1; dz <= 1; dz++) {

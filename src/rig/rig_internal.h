@@ -72,6 +72,22 @@ sinew_result rig_find_pieces(sinew_rig_analysis *a, const sinew_model *model, si
 sinew_result rig_classify(sinew_rig_analysis *a, const sinew_model *model,
                           const sinew_rig_options *opt, sinew_rig_report *report, sinew_error *err);
 
+/* chain.c: the chain's geometry for piece p of `rep` (its vertices `verts`): geodesic g per
+ * representative (into `g`, vertex_count floats), L, K and the smoothed joints. With
+ * `ring_root`, J_0 is the centroid of the ring right outside the piece instead of the collar
+ * centre (a lobe trimmed off a bigger piece). */
+typedef struct rig_chain_geo {
+    float L;
+    uint32_t K;
+    sinew_vec3 J[SINEW_RIG_MAX_SEGMENTS + 1];
+} rig_chain_geo;
+sinew_result rig_chain_geometry(const sinew_rig_analysis *a, const sinew_model *m,
+                                const sinew_rig_report *rep, uint32_t p, float segment_fraction,
+                                const uint32_t *verts, uint32_t count, int ring_root, float *g,
+                                rig_chain_geo *out, sinew_error *err);
+/* 1 when piece p came from splitting a bigger piece into lobes. */
+int rig_piece_is_split(const sinew_rig_analysis *a, const sinew_rig_report *rep, uint32_t p);
+
 /* Options with defaults filled in. */
 sinew_rig_options rig_options_resolve(const sinew_rig_options *options);
 

@@ -20,37 +20,32 @@ void solve_quat_to_rot(const double q[4], double r[9])
     r[8] = 1 - 2 * (x * x + y * y);
 }
 
-void solve_horn(const double S_in[9], const double prev_rot[9], double quat[4], double rot[9])
+/* Horn's N from S (S[x][y] = sum w a_x b_y), quaternion order (w, x, y, z):
+ * q^T N q = sum b . (R(q) a). */
+static void horn_matrix(const double S[9], double N[16])
 {
-    double S[9];
-    double norm = 0;
-    for (int i = 0; i < 9; i++)
-        norm += S_in[i] * S_in[i];
-    norm = sqrt(norm);
-    /* Tie-break toward the previous rotation: phantom points a = e_k, b = R_prev e_k add
-     * lambda R_prev^T to S. At 1e-9 of |S| it moves a determined fit by ~1e-9 rad (far below
-     * float targets), but selects a unique answer when the points are collinear or absent. */
-    const double lambda = norm > 0 ? 1e-9 * norm : 1.0;
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++)
-            S[r * 3 + c] = S_in[r * 3 + c] + (prev_rot ? lambda * prev_rot[c * 3 + r] : 0.0);
-    if (!prev_rot && !(norm > 0)) {
-        const double id[4] = {0, 0, 0, 1};
-        memcpy(quat, id, sizeof id);
-        if (rot) solve_quat_to_rot(quat, rot);
-        return;
-    }
     const double sxx = S[0], sxy = S[1], sxz = S[2];
     const double syx = S[3], syy = S[4], syz = S[5];
     const double szx = S[6], szy = S[7], szz = S[8];
-    /* Horn's N, quaternion order (w, x, y, z): q^T N q = sum b . (R(q) a). */
-    const double N[16] = {sxx + syy + szz, syz - szy,       szx - sxz,        sxy - syx,
+    const double n[16] = {sxx + syy + szz, syz - szy,       szx - sxz,        sxy - syx,
                           syz - szy,       sxx - syy - szz, sxy + syx,        szx + sxz,
                           szx - sxz,       sxy + syx,       -sxx + syy - szz, syz + szy,
                           sxy - syx,       szx + sxz,       syz + szy,        -sxx - syy + szz};
+    memcpy(N, n, sizeof n);
+}
+
+/* Top eigenvector of N as (w, x, y, z) by the full cyclic Jacobi of math.h. */
+static void top_eigenvector(const double N[16], double v[4])
+{
     double values[4], vectors[16];
     sinew_sym4_eigen(N, values, vectors);
-    double w = vectors[0], x = vectors[4], y = vectors[8], z = vectors[12];
+    for (int r = 0; r < 4; r++)
+        v[r] = vectors[r * 4];
+}
+
+static void quat_from_vector(const double v[4], double quat[4])
+{
+    double w = v[0], x = v[1], y = v[2], z = v[3];
     double len = sqrt(w * w + x * x + y * y + z * z);
     if (!(len > 0) || !isfinite(len)) {
         w = 1, x = y = z = 0, len = 1;
@@ -60,6 +55,33 @@ void solve_horn(const double S_in[9], const double prev_rot[9], double quat[4], 
     quat[1] = y / len;
     quat[2] = z / len;
     quat[3] = w / len;
+}
+
+void solve_horn(const double S_in[9], const double prev_rot[9], double quat[4], double rot[9])
+{
+    double norm = 0;
+    for (int i = 0; i < 9; i++)
+        norm += S_in[i] * S_in[i];
+    norm = sqrt(norm);
+    if (!prev_rot && !(norm > 0)) {
+        const double id[4] = {0, 0, 0, 1};
+        memcpy(quat, id, sizeof id);
+        if (rot) solve_quat_to_rot(quat, rot);
+        return;
+    }
+    /* Tie-break toward the previous rotation: phantom points a = e_k, b = R_prev e_k add
+     * lambda R_prev^T to S. It must outweigh the float rounding of the targets (~1e-7 of
+     * |S|), which otherwise decides the free spin of collinear points at random, and stay
+     * far below any determined fit: at 1e-6 of |S| it moves one by ~1e-6 rad. */
+    double S[9];
+    const double lambda = norm > 0 ? 1e-6 * norm : 1.0;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            S[r * 3 + c] = S_in[r * 3 + c] + (prev_rot ? lambda * prev_rot[c * 3 + r] : 0.0);
+    double N[16], v[4];
+    horn_matrix(S, N);
+    top_eigenvector(N, v);
+    quat_from_vector(v, quat);
     if (rot) solve_quat_to_rot(quat, rot);
 }
 

@@ -264,7 +264,7 @@ static void sweep_detached(sinew_solver *s)
         solve_bone_residual(s, (uint32_t)j, A);
         const double *U = s->pairs[s->self_pair[j]].uut;
         if (s->kind[j] == SOLVE_JOINT_FREE) {
-            solve_fit_free(A, U, s->scale[j], &s->cur[j], &s->cur[j]);
+            solve_fit_free(A, U, s->scale[j], &s->cur[j], &s->cur[j], &s->cur[j]);
             solve_affine_mul(&s->cur[j], &s->bind[j], &s->world[n]);
             continue;
         }

@@ -24,7 +24,7 @@ void solve_affine_from_transform(sinew_transform t, solve_affine *out);
  * rotation R maximising sum_i w_i b_i . (R a_i), given S[r * 3 + c] = sum_i w_i a_i[r] b_i[c]
  * (3x3, row-major). The answer is the eigenvector of the largest eigenvalue of Horn's 4x4
  * symmetric matrix N(S), found by cyclic Jacobi (sinew_sym4_eigen; power iteration stalls,
- * seed 004). `prev` (may be NULL) breaks ties: a phantom frame of weight 1e-12 * |S| pulls
+ * seed 004). `prev` (may be NULL) breaks ties: a phantom frame of weight 1e-6 * |S| pulls
  * degenerate fits (collinear or no points) toward it without moving determined ones.
  * Writes a unit quaternion (x, y, z, w) with the sign nearest `prev`; the rotation matrix
  * (row-major 3x3) to `rot` when not NULL. */
@@ -113,9 +113,10 @@ double solve_error_from_moments(const sinew_solver *s);
 void solve_bone_residual(const sinew_solver *s, uint32_t j, double A[12]);
 
 /* sweep.c: the free rigid fit (rotation, the fixed scale sigma, translation) of bone j given
- * A_j (3x4) and U = uuT_jj (4x4). */
+ * A_j (3x4) and U = uuT_jj (4x4). A bone without weight keeps `prev`; ties in the rotation
+ * break toward `tie`'s rotation. `out` may alias `prev`. */
 void solve_fit_free(const double A[12], const double U[16], double sigma, const solve_affine *prev,
-                    solve_affine *out);
+                    const solve_affine *tie, solve_affine *out);
 
 /* quality.c: the rig skinned in its rest pose (what "not moving" looks like to a player;
  * the stored bind positions whenever the rest pose maps to identity). Returns the box

@@ -14,7 +14,7 @@
 #define FIRST_FRAME_FACTOR 4u
 
 void solve_fit_free(const double A[12], const double U[16], double sigma, const solve_affine *prev,
-                    solve_affine *out)
+                    const solve_affine *tie, solve_affine *out)
 {
     const double s = U[15];
     if (!(s > 0)) { /* no weight: keep the previous transform */
@@ -30,9 +30,9 @@ void solve_fit_free(const double A[12], const double U[16], double sigma, const 
         for (int y = 0; y < 3; y++)
             S[x * 3 + y] = A[y * 4 + x] - sv[x] * sq[y] / s;
     const double is = 1.0 / sigma;
-    const double prev_rot[9] = {prev->m[0] * is, prev->m[1] * is, prev->m[2] * is,
-                                prev->m[4] * is, prev->m[5] * is, prev->m[6] * is,
-                                prev->m[8] * is, prev->m[9] * is, prev->m[10] * is};
+    const double prev_rot[9] = {tie->m[0] * is, tie->m[1] * is, tie->m[2] * is,
+                                tie->m[4] * is, tie->m[5] * is, tie->m[6] * is,
+                                tie->m[8] * is, tie->m[9] * is, tie->m[10] * is};
     double q[4], R[9];
     solve_horn(S, prev_rot, q, R);
     for (int r = 0; r < 3; r++) {
@@ -235,7 +235,7 @@ static void cold_start(sinew_solver *s)
         if (s->kind[j] == SOLVE_JOINT_EMPTY) continue;
         solve_affine fit;
         solve_fit_free(&s->vut[(size_t)j * 12], &s->init_uut[(size_t)j * 16], s->scale[j],
-                       &s->cur[j], &fit);
+                       &s->cur[j], &s->cur[j], &fit);
         s->cur[j] = fit;
     }
     /* Rotation-only: put every pivot joint back on its rest translation, keeping the
@@ -250,7 +250,10 @@ static void sweep_free(sinew_solver *s)
         const uint32_t j = s->order[o];
         if (s->kind[j] == SOLVE_JOINT_EMPTY) continue;
         solve_bone_residual(s, j, A);
-        solve_fit_free(A, s->pairs[s->self_pair[j]].uut, s->scale[j], &s->cur[j], &s->cur[j]);
+        /* ties (a free spin of collinear points) go to the previous frame's answer, not to
+         * the extrapolated warm start, so an undetermined spin never drifts */
+        const solve_affine *tie = s->history > 0 ? &s->hist[j] : &s->cur[j];
+        solve_fit_free(A, s->pairs[s->self_pair[j]].uut, s->scale[j], &s->cur[j], tie, &s->cur[j]);
     }
 }
 

@@ -100,9 +100,9 @@ try {
   check(await page.evaluate(() => window.stickman.mode) === 'game', 'Spear Run is the default mode');
   await sleep(400);
   const f0 = await page.evaluate(() => window.stickman.frames);
-  await sleep(400);
+  await sleep(1000);
   const f1 = await page.evaluate(() => window.stickman.frames);
-  check(f1 > f0 + 5, 'the animation runs', `${f1 - f0} frames in 0.4 s`);
+  check(f1 > f0 + 5, 'the animation runs', `${f1 - f0} frames in 1 s`);
   const st = await canvasStats(page);
   check(st.ink > 150 && st.colours > 12, 'the canvas is drawn', `${st.ink} ink samples, ${st.colours} colours, ${st.w}x${st.h}`);
   const motion = await page.evaluate(() => window.stickman.motion());
@@ -112,20 +112,25 @@ try {
   const restLift = Math.max(...before.map((p) => p.lift));
   const restTip = Math.max(...before.map((p) => p.joints[13].x));
   check(before.every((p) => p.scrollSpeed > 380), 'the ground scrolls at the run speed', `${before[0].scrollSpeed.toFixed(1)} units/s`);
+  check(!(await page.evaluate(() => window.stickman.started)) &&
+    (await page.evaluate(() => window.stickman.objects().length)) === 0,
+    'no obstacles before the first move');
   await page.keyboard.press('Space');
   const jump = await sample(page, 700);
+  check(await page.evaluate(() => window.stickman.started), 'the first jump starts the game');
   const jumpLift = Math.max(...jump.map((p) => p.lift));
   check(jumpLift > restLift + 60, 'Space jumps', `feet up to ${jumpLift.toFixed(0)} units (running: ${restLift.toFixed(0)})`);
+  // (The first hurdle is ~2 s of game time away from the first key: game time never runs
+  // ahead of wall time, since dt is clamped, so these checks finish before it arrives.)
   await sleep(300);
-  if (await page.evaluate(() => window.stickman.status) === 'over') await page.keyboard.press('Enter');
   await page.keyboard.press('KeyF');
   const thrust = await sample(page, 450);
   const maxThrust = Math.max(...thrust.map((p) => p.thrust));
   const thrustTip = Math.max(...thrust.map((p) => p.joints[13].x));
   check(maxThrust > 0.9 && thrustTip > restTip + 20, 'F thrusts the spear',
     `thrust ${maxThrust.toFixed(2)}, tip ${restTip.toFixed(0)} -> ${thrustTip.toFixed(0)}`);
+  await open(page); // a fresh game for the arrow keys
   await sleep(200);
-  if (await page.evaluate(() => window.stickman.status) === 'over') await page.keyboard.press('Enter');
   await page.keyboard.press('ArrowUp');
   const jump2 = await sample(page, 500);
   check(Math.max(...jump2.map((p) => p.lift)) > restLift + 60, 'ArrowUp jumps too');
@@ -134,7 +139,9 @@ try {
   check(Math.max(...thrust2.map((p) => p.thrust)) > 0.9, 'ArrowRight thrusts too');
   // The game is playable: a bot that jumps hurdles ~170 units ahead and thrusts at straw
   // targets ~230 ahead clears 8 s of obstacles and scores.
-  if (await page.evaluate(() => window.stickman.status) === 'over') await page.keyboard.press('Enter');
+  await open(page); // a fresh game for the bot, started by a thrust
+  await sleep(200);
+  await page.keyboard.press('KeyF');
   const bot = await page.evaluate(() => new Promise((done) => {
     const handled = new Set();
     const start = performance.now();
@@ -160,13 +167,14 @@ try {
     `status ${bot.status}, score ${bot.score}`);
   await shot(page, 'stickman-game.png');
   // Run into something: the game ends, and Space restarts it.
-  await page.waitForFunction(() => window.stickman.status === 'over', null, { timeout: 20000 });
+  await page.waitForFunction(() => window.stickman.status === 'over', null, { timeout: 40000 });
   const overlay = await page.locator('#overlay').isVisible();
   check(overlay, 'running into an obstacle ends the game');
   await shot(page, 'stickman-game-over.png');
   await page.keyboard.press('Space');
   await sleep(200);
   check(await page.evaluate(() => window.stickman.status) === 'running', 'Space restarts');
+  await shot(page, 'stickman-game-start.png');
 
   // ---- the motion lab ----
   await page.click('#tab-lab');
@@ -221,6 +229,35 @@ try {
   await sleep(400);
   check((await still.evaluate(() => window.stickman.frames)) > 5, 'Play starts it');
   await still.close();
+  // ---- a phone: touch buttons, a stage wider than tall ----
+  const phone = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true, // playwright gives this browser its own fresh profile
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+  });
+  try {
+    const { devices } = require('playwright-core');
+    const pctx = await phone.newContext({ ...devices['Pixel 5'] });
+    const pp = await pctx.newPage();
+    watch(pp, 'phone');
+    await open(pp);
+    const box = await pp.locator('#stage').boundingBox();
+    check(await pp.locator('#btn-jump').isVisible() && await pp.locator('#btn-thrust').isVisible(),
+      'phone: touch buttons are shown');
+    check(box.height <= box.width * 0.76, 'phone: the stage stays wider than tall',
+      `${box.width.toFixed(0)}x${box.height.toFixed(0)}`);
+    await pp.locator('#btn-jump').tap();
+    const tapJump = await sample(pp, 700);
+    check(Math.max(...tapJump.map((p) => p.lift)) > 60, 'phone: tapping Jump jumps');
+    await pp.locator('#btn-thrust').tap();
+    const tapThrust = await sample(pp, 450);
+    check(Math.max(...tapThrust.map((p) => p.thrust)) > 0.9, 'phone: tapping Thrust thrusts');
+    await pp.screenshot({ path: join(artifacts, 'stickman-phone.png') });
+    await pctx.close();
+  } finally {
+    await phone.close();
+  }
 } catch (e) {
   check(false, 'browser test ran to the end', e.stack || String(e));
 } finally {

@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <time.h>
 
 #include "sinew/creature.h"
 
@@ -268,6 +269,14 @@ static void test_fox_sizes(void **state)
 {
     (void)state;
     sinew_creature_truth t;
+    /* generation runs in many tests: report its cost (no timing assertion) */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < 5; i++)
+        sinew_model_free(build(SINEW_CREATURE_FOX, NULL));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    fprintf(stderr, "fox: %.1f ms per build (wall clock, this machine)\n",
+            ((double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6) / 5);
     sinew_model *m = build(SINEW_CREATURE_FOX, &t);
     fprintf(stderr, "fox: %u vertices, %u triangles, %u welded, height %.4f m, tail %.4f m\n",
             m->mesh.vertex_count, m->mesh.triangle_count, weld_count(m), (double)m->size.height,
@@ -533,11 +542,13 @@ static void test_skinning_sane(void **state)
         body_edges *= 3;
         for (uint32_t c = 0; c < m->clip_count; c++) {
             const sinew_clip *clip = &m->clips[c];
-            float *ratios = malloc((size_t)body_edges * 12 * sizeof *ratios);
+            /* Walk at 12 moments (the seed measures 24 on the fox); the others at 4 */
+            const int frames = strcmp(clip->name, "Walk") ? 4 : 12;
+            float *ratios = malloc((size_t)body_edges * (size_t)frames * sizeof *ratios);
             uint32_t nr = 0;
             float floor_min = FLT_MAX;
-            for (int f = 0; f < 12; f++) {
-                sinew_clip_sample(m, clip, clip->duration * (float)f / 12.0f, pose);
+            for (int f = 0; f < frames; f++) {
+                sinew_clip_sample(m, clip, clip->duration * (float)f / (float)frames, pose);
                 sinew_pose_to_world(m, pose, world);
                 sinew_skin_matrices(m, world, skin);
                 sinew_skin_positions(m, skin, out);
@@ -582,6 +593,94 @@ static void test_skinning_sane(void **state)
     }
 }
 
+/* The mouse's tail reaches the floor and curves to one side in bind pose (seed 000, "O que o
+ * camundongo nos ensinou"); the lizard's lies behind the pelvis, its body horizontal. */
+static void test_mouse_and_lizard_tails(void **state)
+{
+    (void)state;
+    sinew_creature_truth t;
+    sinew_model *m = build(SINEW_CREATURE_MOUSE, &t);
+    float low = FLT_MAX, side = 0, back = 0;
+    for (uint32_t v = 0; v < m->mesh.vertex_count; v++) {
+        if (t.vertex_piece[v] != (uint8_t)t.tail_piece) continue;
+        sinew_vec3 p = m->mesh.positions[v];
+        low = fminf(low, p.y);
+        side = fmaxf(side, fabsf(p.x));
+        back = fminf(back, p.z);
+    }
+    fprintf(stderr, "mouse tail: %.3f m long, lowest %.4f m, %.3f m to the side, %.3f m back\n",
+            (double)t.tail_length, (double)low, (double)side, (double)back);
+    assert_true(low >= m->size.min.y && low < m->size.min.y + 0.01f * m->size.height);
+    assert_true(side > 0.2f * m->size.height);
+    assert_true(back < -0.4f * m->size.height);
+    assert_true(t.tail_length > 0.8f * m->size.height);                  /* long */
+    assert_true(t.pieces[t.tail_piece].radius < 0.03f * m->size.height); /* thin */
+    int32_t hips = sinew_model_find_node(m, "Hips");
+    assert_true(hips >= 0); /* Mixamo names without the prefix */
+    sinew_model_free(m);
+    sinew_creature_truth_free(&t);
+
+    m = build(SINEW_CREATURE_LIZARD, &t);
+    assert_true(m->size.length > 3.0f * m->size.height);
+    assert_true(sinew_model_find_node(m, "FrontLeg.L") >= 0);
+    assert_true(sinew_model_find_node(m, "mixamorig:Hips") < 0);
+    int32_t lh = sinew_model_find_node(m, "Hips");
+    float hz = sinew_mat4_translation(&m->skin.joints[m->nodes[lh].joint].bind).z;
+    uint32_t behind = 0;
+    for (uint32_t v = 0; v < m->mesh.vertex_count; v++)
+        if (t.vertex_piece[v] == (uint8_t)t.tail_piece) behind += m->mesh.positions[v].z < hz;
+    assert_int_equal(behind, t.pieces[t.tail_piece].vertex_count);
+    sinew_model_free(m);
+    sinew_creature_truth_free(&t);
+}
+
+/* The template rigger's tail weights tear during Walk as seed 000's original rig did (its table:
+ * tail edges p99 2.42, max 4.03, 11.4% torn beyond 1.5 or below 0.67), while the body's edges
+ * stay within the body reference (p99 1.29, max 1.78): the example shows the problem. */
+static void test_template_tail_tears(void **state)
+{
+    (void)state;
+    sinew_creature_truth t;
+    sinew_model *m = build(SINEW_CREATURE_FOX, &t);
+    const sinew_mesh *mesh = &m->mesh;
+    const sinew_clip *clip = &m->clips[sinew_model_find_clip(m, "Walk")];
+    sinew_transform *pose = calloc(m->node_count, sizeof *pose);
+    sinew_mat4 *world = calloc(m->node_count, sizeof *world);
+    sinew_mat4 *skin = calloc(m->skin.joint_count, sizeof *skin);
+    sinew_vec3 *out = calloc(mesh->vertex_count, sizeof *out);
+    float *ratios = malloc((size_t)mesh->triangle_count * 3 * 24 * sizeof *ratios);
+    uint32_t n = 0, torn = 0;
+    const uint8_t tail = (uint8_t)t.tail_piece;
+    for (int f = 0; f < 24; f++) { /* the seed's 24 moments */
+        sinew_clip_sample(m, clip, clip->duration * (float)f / 24.0f, pose);
+        sinew_pose_to_world(m, pose, world);
+        sinew_skin_matrices(m, world, skin);
+        sinew_skin_positions(m, skin, out);
+        for (uint32_t i = 0; i < mesh->triangle_count; i++) {
+            const uint32_t *ix = &mesh->triangles[i * 3];
+            for (int e = 0; e < 3; e++) {
+                uint32_t a = ix[e], b = ix[(e + 1) % 3];
+                if (t.vertex_piece[a] != tail || t.vertex_piece[b] != tail) continue;
+                float l0 = sinew_vec3_distance(mesh->positions[a], mesh->positions[b]);
+                if (l0 < 1e-7f) continue;
+                float r = sinew_vec3_distance(out[a], out[b]) / l0;
+                ratios[n++] = r;
+                torn += r > 1.5f || r < 0.67f;
+            }
+        }
+    }
+    qsort(ratios, n, sizeof *ratios, cmp_float);
+    float p99 = ratios[n - 1 - n / 100], mx = ratios[n - 1], frac = (float)torn / (float)n;
+    fprintf(stderr, "fox Walk, %u tail edge samples: p99 %.2f, max %.2f, %.1f%% torn\n", n,
+            (double)p99, (double)mx, 100.0 * frac);
+    assert_true(p99 > 2.0f);
+    assert_true(mx > 3.0f);
+    assert_true(frac > 0.04f && frac < 0.25f);
+    free(ratios), free(pose), free(world), free(skin), free(out);
+    sinew_model_free(m);
+    sinew_creature_truth_free(&t);
+}
+
 static void test_height_option(void **state)
 {
     (void)state;
@@ -614,6 +713,8 @@ int main(void)
         cmocka_unit_test(test_truth_geometry),
         cmocka_unit_test(test_crouch_reaches_floor),
         cmocka_unit_test(test_skinning_sane),
+        cmocka_unit_test(test_mouse_and_lizard_tails),
+        cmocka_unit_test(test_template_tail_tears),
         cmocka_unit_test(test_height_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,10 +28,13 @@ static void *glb_of(sinew_creature_kind kind, size_t *size)
 static void test_glb_bytes_deterministic(void **state)
 {
     (void)state;
-    for (int k = SINEW_CREATURE_INVALID + 1; k < SINEW_CREATURE_KIND_COUNT; k++) {
+    /* a Mixamo biped with two tail shells, one without the prefix, the quadruped */
+    const sinew_creature_kind kinds[] = {SINEW_CREATURE_FOX, SINEW_CREATURE_MOUSE,
+                                         SINEW_CREATURE_LIZARD};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         size_t a_size = 0, b_size = 0;
-        void *a = glb_of((sinew_creature_kind)k, &a_size);
-        void *b = glb_of((sinew_creature_kind)k, &b_size);
+        void *a = glb_of(kinds[k], &a_size);
+        void *b = glb_of(kinds[k], &b_size);
         assert_int_equal(a_size, b_size);
         assert_memory_equal(a, b, a_size);
         free(a);

@@ -73,10 +73,23 @@ int main(int argc, char **argv)
     float pv[17];
     for (int k = 0; k < 17; k++)
         if (fscanf(f, "%f", &pv[k]) != 1) return fail("bad params");
-    sinew_dyn_params p = {pv[0],  pv[1],  pv[2],  pv[3],  pv[4],  pv[5],
-                          pv[6],  pv[7],  pv[8],  pv[9],  pv[10], pv[11],
-                          pv[12], pv[13] > 0 ? (uint32_t)pv[13] : 0u,
-                          pv[14], pv[15], pv[16] > 0 ? (uint32_t)pv[16] : 0u};
+    sinew_dyn_params p = {pv[0],
+                          pv[1],
+                          pv[2],
+                          pv[3],
+                          pv[4],
+                          pv[5],
+                          pv[6],
+                          pv[7],
+                          pv[8],
+                          pv[9],
+                          pv[10],
+                          pv[11],
+                          pv[12],
+                          pv[13] > 0 ? (uint32_t)pv[13] : 0u,
+                          pv[14],
+                          pv[15],
+                          pv[16] > 0 ? (uint32_t)pv[16] : 0u};
     sinew_dyn_chain_desc desc = {chain, m, end};
     sinew_dyn_rig *rig = NULL;
     sinew_error err;

@@ -5,6 +5,35 @@
 #include "test_util.h"
 
 #include <float.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+/* Counting allocator for test_step_allocates_nothing: the test binary interposes malloc,
+ * calloc and realloc over glibc's (sanitizer builds keep their own). */
+#define DYN_COUNT_ALLOCS 1
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static volatile int alloc_counting;
+static volatile long alloc_calls;
+void *malloc(size_t n)
+{
+    if (alloc_counting) alloc_calls++;
+    return __libc_malloc(n);
+}
+void *calloc(size_t a, size_t b)
+{
+    if (alloc_counting) alloc_calls++;
+    return __libc_calloc(a, b);
+}
+void *realloc(void *p, size_t n)
+{
+    if (alloc_counting) alloc_calls++;
+    return __libc_realloc(p, n);
+}
+#endif
 
 #include "dyn_fixture.h"
 #include "test_dyn_runner.h"
@@ -264,6 +293,43 @@ static void test_loop_closes_after_warmup(void **state)
     runner_free(&r);
 }
 
+/* A clip whose frame time is not a multiple of 1/60 s (0.71 s in 22 frames, Khronos Fox's
+ * Walk): with max_step = dt / ceil(dt * 60), as the header tells a bake to pass, every frame
+ * is whole steps and the loop closes; with the default the leftover time differs per pass. */
+static void test_loop_closes_at_odd_frame_rate(void **state)
+{
+    (void)state;
+    float closed[2];
+    for (int rule = 0; rule < 2; rule++) {
+        const int F = 22;
+        const float T = 0.71f, dt = T / (float)F;
+        fixture_opts o = {.tail_count = 5, .with_end = 1};
+        sinew_dyn_params prm = {0};
+        if (rule) prm.max_step = dt / ceilf(dt * 60.0f);
+        runner r;
+        runner_init(&r, &o, &prm);
+        uint64_t snap[512];
+        size_t bytes = sinew_dyn_state_bytes(r.rig);
+        float dp = 0, dv = 0;
+        for (int cycle = 0; cycle < 20; cycle++) {
+            memcpy(snap, r.st, bytes);
+            for (int f = 0; f < F; f++) {
+                float t = (float)f * dt;
+                sinew_vec3 p = sinew_vec3_make(0.2f * sinf(6.2831853f * t / T),
+                                               1.0f + 0.05f * sinf(12.566371f * t / T), 0);
+                runner_step(&r, p, sinew_quat_identity(), (cycle == 0 && f == 0) ? 0 : dt);
+            }
+            sinew_dyn_state_difference((sinew_dyn_state *)(void *)snap, r.st, &dp, &dv);
+        }
+        closed[rule] = dp;
+        runner_free(&r);
+    }
+    print_message("odd rate, 20 passes: default step %.2e m apart, whole-step rule %.2e m\n",
+                  (double)closed[0], (double)closed[1]);
+    assert_true(closed[1] < 1e-5f);
+    assert_true(closed[0] > 1e-3f); /* why the rule is needed */
+}
+
 /* Frame-rate agreement: 30, 60 and 144 calls per second give the same tip direction within
  * 2 degrees RMS over a walk, compared at common instants (every 1/6 s). */
 static void tip_track(float fps, sinew_vec3 *out, int samples)
@@ -521,6 +587,13 @@ static void test_bad_input(void **state)
     assert_int_equal(sinew_dyn_step_run(&job, &err), SINEW_ERR_ARGUMENT);
     job.dt = NAN;
     assert_int_equal(sinew_dyn_step_run(&job, &err), SINEW_ERR_ARGUMENT);
+    /* a huge dt is a hitch (capped substeps), not an error */
+    job.dt = 1e30f;
+    assert_int_equal(sinew_dyn_step_run(&job, &err), SINEW_OK);
+    assert_true(isfinite(out[0].w));
+    memcpy(before, r.st, bytes);
+    for (int k = 0; k < 8; k++)
+        out[k] = sinew_quat_make(9, 9, 9, 9);
     job.dt = 0.1f;
     world[r.fx.hips].m[13] = NAN;
     assert_int_equal(sinew_dyn_step_run(&job, &err), SINEW_ERR_INVALID_VALUE);
@@ -532,6 +605,128 @@ static void test_bad_input(void **state)
     assert_null(sinew_dyn_state_init(r.rig, (char *)before + 4, bytes));
     assert_null(sinew_dyn_state_init(r.rig, before, bytes - 1));
     runner_free(&r);
+}
+
+/* sinew_dyn_step_run_many (four chains per vector pass) gives what single steps give, over
+ * chains that swing, hit the floor, the forward plane and the bend limit, with a teleport
+ * in one lane (that group falls back to single steps) and a leftover job. */
+static void test_many_matches_single(void **state)
+{
+    (void)state;
+    enum { C = 11 };
+    static runner single[C], many[C];
+    fixture_opts o = {.tail_count = 7, .with_end = 1, .tail_dir = {0, -1, -0.4f}};
+    for (int c = 0; c < C; c++) {
+        runner_init(&single[c], &o, NULL);
+        runner_init(&many[c], &o, NULL);
+    }
+    sinew_dyn_step_job jobs[C];
+    float worst = 0, moved = 0;
+    int contact_frames = 0;
+    for (int f = 0; f <= 240; f++) {
+        float t = (float)f / 60.0f;
+        for (int c = 0; c < C; c++) {
+            sinew_vec3 p;
+            sinew_quat q;
+            motion_violent(t + 0.13f * (float)c, 1, &p, &q);
+            p.y -= 0.55f;                         /* low enough to touch the floor */
+            if (c == 5 && f == 120) p.x += 10.0f; /* a teleport in the second group */
+            if (c == 5 && f > 120) p.x += 10.0f;
+            float dt = f == 0 ? 0 : 1.0f / 60.0f;
+            runner_step(&single[c], p, q, dt);
+            many[c].hips = fx_hips_world(p, q);
+            fx_world(&many[c].fx, &many[c].hips, many[c].world);
+            jobs[c] = (sinew_dyn_step_job){
+                many[c].rig, many[c].st,  many[c].world, many[c].fx.model.node_count,
+                dt,          many[c].rot, NULL};
+        }
+        sinew_error err;
+        assert_int_equal(sinew_dyn_step_run_many(jobs, C, &err), SINEW_OK);
+        for (int c = 0; c < C; c++) {
+            sinew_vec3 a[8], b[8];
+            sinew_dyn_state_get(single[c].st, a, NULL);
+            sinew_dyn_state_get(many[c].st, b, NULL);
+            for (int k = 0; k < 7; k++) {
+                worst = fmaxf(worst, sinew_vec3_distance(a[k], b[k]));
+                worst =
+                    fmaxf(worst, 1.0f - fabsf(sinew_quat_dot(single[c].rot[k], many[c].rot[k])));
+                if (a[k].y < 0.026f) contact_frames++;
+            }
+            if (f > 0) moved = fmaxf(moved, sinew_vec3_distance(a[6], single[c].pts[6]));
+        }
+    }
+    print_message("run_many vs run: worst difference %.2e over %d contact samples\n", (double)worst,
+                  contact_frames);
+    assert_true(contact_frames > 100);
+    assert_true(worst < 1e-4f);
+    /* a bad job anywhere: nothing runs */
+    uint64_t before[1024];
+    size_t bytes = sinew_dyn_state_bytes(many[0].rig);
+    memcpy(before, many[0].st, bytes);
+    jobs[7].dt = -1;
+    sinew_error err;
+    assert_int_equal(sinew_dyn_step_run_many(jobs, C, &err), SINEW_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "job 7"));
+    assert_memory_equal(before, many[0].st, bytes);
+    for (int c = 0; c < C; c++) {
+        runner_free(&single[c]);
+        runner_free(&many[c]);
+    }
+}
+
+/* The step allocates nothing: glibc's heap statistics are the same before and after 2,000
+ * steps of every kind (substeps, leftover steps, floor contact, teleports, run_many). */
+static void test_step_allocates_nothing(void **state)
+{
+    (void)state;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    static runner r[5];
+    fixture_opts o = {.tail_count = 6, .with_end = 1, .tail_dir = {0, -1, -0.4f}};
+    for (int c = 0; c < 5; c++)
+        runner_init(&r[c], &o, NULL);
+    sinew_dyn_step_job jobs[5];
+    struct mallinfo2 before = mallinfo2();
+#ifdef DYN_COUNT_ALLOCS
+    alloc_calls = 0;
+    alloc_counting = 1;
+#endif
+    for (int f = 0; f < 400; f++) {
+        float t = (float)f / 50.0f;
+        for (int c = 0; c < 5; c++) {
+            sinew_vec3 p;
+            sinew_quat q;
+            motion_violent(t + 0.2f * (float)c, 1, &p, &q);
+            p.y -= 0.5f;
+            if (f % 97 == 0) p.x += 20.0f;
+            r[c].hips = fx_hips_world(p, q);
+            fx_world(&r[c].fx, &r[c].hips, r[c].world);
+            jobs[c] = (sinew_dyn_step_job){r[c].rig,
+                                           r[c].st,
+                                           r[c].world,
+                                           r[c].fx.model.node_count,
+                                           f % 3 == 0 ? 1.0f / 144.0f : 1.0f / 20.0f,
+                                           r[c].rot,
+                                           NULL};
+        }
+        if (f % 2)
+            assert_int_equal(sinew_dyn_step_run_many(jobs, 5, NULL), SINEW_OK);
+        else
+            for (int c = 0; c < 5; c++)
+                assert_int_equal(sinew_dyn_step_run(&jobs[c], NULL), SINEW_OK);
+    }
+#ifdef DYN_COUNT_ALLOCS
+    alloc_counting = 0;
+    print_message("allocations during 2,000 steps: %ld\n", (long)alloc_calls);
+    assert_int_equal(alloc_calls, 0);
+#endif
+    struct mallinfo2 after = mallinfo2();
+    assert_true(after.uordblks == before.uordblks);
+    assert_true(after.hblkhd == before.hblkhd);
+    for (int c = 0; c < 5; c++)
+        runner_free(&r[c]);
+#else
+    print_message("note: not glibc >= 2.33: allocation check skipped\n");
+#endif
 }
 
 extern const struct CMUnitTest dyn_floor_tests[];
@@ -548,12 +743,15 @@ int main(void)
         cmocka_unit_test(test_carry_shared_among_links),
         cmocka_unit_test(test_rest_curve_centres_or_keeps),
         cmocka_unit_test(test_loop_closes_after_warmup),
+        cmocka_unit_test(test_loop_closes_at_odd_frame_rate),
         cmocka_unit_test(test_frame_rate_agreement),
         cmocka_unit_test(test_teleport_resets_at_rest),
         cmocka_unit_test(test_scaling_with_model_size),
         cmocka_unit_test(test_state_snapshot_and_set),
         cmocka_unit_test(test_random_violent_motions),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_many_matches_single),
+        cmocka_unit_test(test_step_allocates_nothing),
     };
     int failed = cmocka_run_group_tests_name("dyn", tests, NULL, NULL);
     failed +=

@@ -1,7 +1,9 @@
 // The WebAssembly build of the dyn runtime agrees with the native one to 1e-6: the same
 // scenario (a creature with a 6-bone tail, violent hips, teleport, dt from 0 to 0.3 s, a
 // raised and a disabled floor) runs through web/wasm/dyn/sinew_dyn.mjs and through the
-// native tests/dyn/dyn_reference program, and every rotation and particle is compared.
+// native tests/dyn/dyn_reference program, and every rotation and particle is compared; the
+// first scenario runs again through the same wrapper in headless Chromium (skipped, saying
+// so, when /usr/bin/chromium is absent).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -121,6 +123,30 @@ const FIELDS = ['frequencyRoot', 'frequencyTip', 'dampingRatio', 'gravity', 'car
   'curvature', 'couplingRate', 'bendLimit', 'floorHeight', 'floorClearance', 'contactDamping',
   'maxStep', 'maxSubsteps', 'teleportDistance', 'referenceSize', 'disable'];
 
+// Runs one scenario through a loaded sinew_dyn.mjs; self-contained so that the browser can
+// run the same function. Returns, per frame, the rotations then the tip particles.
+function runScenario(dyn, input) {
+  const rig = dyn.createRig({ ...input.skeleton, inverseBinds: Float32Array.from(input.skeleton.inverseBinds),
+    rest: Float32Array.from(input.skeleton.rest) }, { chain: input.chain, params: input.params });
+  const rows = [];
+  for (const fr of input.frames) {
+    const rot = rig.step(Float32Array.from(fr.world), fr.dt, fr.floor === null ? null : fr.floor);
+    rows.push([...rot, ...rig.particles().positions]);
+  }
+  rig.free();
+  return rows;
+}
+function compare(rows, nativeOut) {
+  let w = 0;
+  rows.forEach((got, idx) => {
+    const want = nativeOut[idx];
+    if (got.length !== want.length) throw new Error(`frame ${idx}: ${got.length} values, native ${want.length}`);
+    for (let k = 0; k < got.length; k++) w = Math.max(w, Math.abs(got[k] - want[k]) / Math.max(1, Math.abs(want[k])));
+  });
+  return w;
+}
+const inputs = [];
+
 let worst = 0;
 const dir_ = mkdtempSync(join(tmpdir(), 'sinew-wasm-'));
 try {
@@ -141,28 +167,20 @@ try {
       .map((l) => l.trim().split(/\s+/).map(Number));
 
     // the same through wasm (values rounded to float32 exactly as the native parser does)
-    const f32 = (a) => Float32Array.from(a.map((v) => Number(fmt(v))));
-    const rig = dyn.createRig({
-      parents, names, size: 1.91,
-      inverseBinds: f32(ibm.flatMap((m) => Array.from(m))),
-      rest: f32(rest.flat()),
-    }, { chain: sc.chain, params: Object.fromEntries(FIELDS.map((k) => [k, Number(fmt(sc.params[k] || 0))])) });
-    let kindWorst = 0, moved = 0;
-    sc.frames.forEach((fr, idx) => {
-      const world = f32(fr.world.flatMap((w) => Array.from(w)));
-      const floor = fr.mode < 0 ? undefined : fr.mode === 0 ? null : Number(fmt(fr.height));
-      const rot = rig.step(world, Number(fmt(fr.dt)), floor);
-      const { positions } = rig.particles();
-      const got = [...rot, ...positions];
-      const want = nativeOut[idx];
-      if (got.length !== want.length) throw new Error(`frame ${idx}: ${got.length} values, native ${want.length}`);
-      for (let k = 0; k < got.length; k++) {
-        const scale = Math.max(1, Math.abs(want[k]));
-        kindWorst = Math.max(kindWorst, Math.abs(got[k] - want[k]) / scale);
-      }
-      if (idx > 0) moved = Math.max(moved, Math.abs(rot[0] - nativeOut[idx - 1][0]));
-    });
-    rig.free();
+    const f32 = (a) => Array.from(Float32Array.from(a.map((v) => Number(fmt(v)))));
+    const input = {
+      skeleton: { parents, names, size: 1.91, inverseBinds: f32(ibm.flatMap((m) => Array.from(m))),
+        rest: f32(rest.flat()) },
+      chain: sc.chain,
+      params: Object.fromEntries(FIELDS.map((k) => [k, Number(fmt(sc.params[k] || 0))])),
+      frames: sc.frames.map((fr) => ({ world: f32(fr.world.flatMap((w) => Array.from(w))),
+        dt: Number(fmt(fr.dt)), floor: fr.mode < 0 ? undefined : fr.mode === 0 ? null : Number(fmt(fr.height)) })),
+    };
+    inputs.push({ input, nativeOut });
+    const rows = runScenario(dyn, input);
+    const kindWorst = compare(rows, nativeOut);
+    let moved = 0;
+    for (let idx = 1; idx < rows.length; idx++) moved = Math.max(moved, Math.abs(rows[idx][0] - rows[idx - 1][0]));
     console.log(`scenario ${kind}: ${sc.frames.length} frames, ${nativeOut[0].length} values each, ` +
       `worst |wasm - native| = ${kindWorst.toExponential(2)} (relative above 1), motion ${moved.toFixed(3)}`);
     if (moved < 0.01) throw new Error('the chain did not move: the comparison would prove nothing');
@@ -171,6 +189,49 @@ try {
 } finally {
   rmSync(dir_, { recursive: true, force: true });
 }
+// ---- the same wrapper and wasm in headless Chromium (the browser half of "Node and the
+// browser"), served over HTTP; skipped, saying so, without Chromium ----
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+if (existsSync(chromiumPath)) {
+  const { createServer } = await import('node:http');
+  const { createRequire } = await import('node:module');
+  const files = { '/sinew_dyn.mjs': [join(root, 'web/wasm/dyn/sinew_dyn.mjs'), 'text/javascript'],
+    '/sinew_dyn.wasm': [wasmPath, 'application/wasm'] };
+  const server = createServer((req, res) => {
+    const f = files[req.url];
+    if (req.url === '/') { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<!doctype html><title>dyn</title>'); return; }
+    if (!f) { res.writeHead(404); res.end(); return; }
+    res.writeHead(200, { 'content-type': f[1] });
+    res.end(readFileSync(f[0]));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  const require = createRequire(join(root, 'package.json'));
+  const { chromium } = require('playwright-core');
+  const browser = await chromium.launch({ executablePath: chromiumPath, headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run'] });
+  try {
+    const page = await browser.newPage();
+    await page.goto(url);
+    const { input, nativeOut } = inputs[0];
+    const rows = await page.evaluate(async ({ input, fn }) => {
+      const { loadSinewDyn } = await import('/sinew_dyn.mjs');
+      const dyn = await loadSinewDyn('/sinew_dyn.wasm');
+      const runScenario = new Function(`return (${fn})`)();
+      return runScenario(dyn, input);
+    }, { input, fn: runScenario.toString() });
+    const w = compare(rows, nativeOut);
+    console.log(`browser (Chromium): scenario 0, worst |wasm - native| = ${w.toExponential(2)}`);
+    worst = Math.max(worst, w);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+} else {
+  console.log(`note: ${chromiumPath} is absent: skipping the browser half`);
+}
+
 if (!(worst <= 1e-6)) {
   console.error(`FAIL: wasm and native differ by ${worst}`);
   process.exit(1);

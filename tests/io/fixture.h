@@ -43,12 +43,14 @@ static const char fx_json[] =
     "{\"buffer\":0,\"byteOffset\":140,\"byteLength\":128},"
     "{\"buffer\":0,\"byteOffset\":268,\"byteLength\":12},"
     "{\"buffer\":0,\"byteOffset\":280,\"byteLength\":48}],"
-    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\"},"
+    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\","
+    "\"min\":[0,0,0],\"max\":[1,2,0]},"
     "{\"bufferView\":1,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"},"
     "{\"bufferView\":2,\"componentType\":5121,\"count\":4,\"type\":\"VEC4\"},"
     "{\"bufferView\":3,\"componentType\":5126,\"count\":4,\"type\":\"VEC4\"},"
     "{\"bufferView\":4,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"},"
-    "{\"bufferView\":5,\"componentType\":5126,\"count\":3,\"type\":\"SCALAR\"},"
+    "{\"bufferView\":5,\"componentType\":5126,\"count\":3,\"type\":\"SCALAR\",\"min\":[0],"
+    "\"max\":[1]},"
     "{\"bufferView\":6,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}]}";
 
 static inline void fx_put_f(uint8_t *p, float v)

@@ -284,8 +284,6 @@ static void test_matrix_node_and_skin_choice(void **state)
     sinew_document_free(doc);
 }
 
-/* ---- writer and edits ---- */
-
 static sinew_document *reload(const sinew_document *doc, void **bytes, size_t *size)
 {
     sinew_error err = {0};
@@ -295,6 +293,82 @@ static sinew_document *reload(const sinew_document *doc, void **bytes, size_t *s
         fail_msg("written file does not load: %s", err.message);
     return again;
 }
+
+/* Images that point at files are kept as references (with a warning); embedded ones and
+ * everything sinew does not read (materials, extras, extensions) pass through unchanged. */
+static void test_passthrough(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx);
+    cJSON_AddItemToObject(fx.json, "images",
+                          cJSON_Parse("[{\"uri\":\"skin%20tex.png\"},{\"uri\":\"data:image/png;"
+                                      "base64,iVBORw0KGgo=\"},{\"bufferView\":1,"
+                                      "\"mimeType\":\"image/png\"}]"));
+    cJSON_AddItemToObject(fx.json, "materials",
+                          cJSON_Parse("[{\"name\":\"fur\",\"extensions\":{\"KHR_materials_"
+                                      "unlit\":{}},\"extras\":{\"x\":[1,2.5,-0]}}]"));
+    sinew_document *doc = load_fixture(&fx, 1);
+    assert_int_equal(sinew_document_warning_count(doc), 1);
+    assert_non_null(strstr(sinew_document_warning(doc, 0),
+                           "image 0: external file 'skin%20tex.png' is kept as a reference"));
+    void *bytes;
+    size_t size;
+    sinew_document *again = reload(doc, &bytes, &size);
+    free(bytes);
+    char *a = cJSON_PrintUnformatted(cJSON_GetObjectItem(doc->root, "materials"));
+    char *b = cJSON_PrintUnformatted(cJSON_GetObjectItem(again->root, "materials"));
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    assert_string_equal(fx_at(again->root, "images/0/uri")->valuestring, "skin%20tex.png");
+    assert_int_equal(fx_at(again->root, "images/2/bufferView")->valueint, 1);
+    sinew_document_free(again);
+    sinew_document_free(doc);
+}
+
+/* KHR_mesh_quantization: short positions, normalized-byte weights, normalized-short keys. */
+static void test_quantized(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx);
+    cJSON_AddItemToObject(fx.json, "extensionsUsed", cJSON_Parse("[\"KHR_mesh_quantization\"]"));
+    cJSON_AddItemToObject(fx.json, "extensionsRequired",
+                          cJSON_Parse("[\"KHR_mesh_quantization\"]"));
+    static const int16_t pos[16] = {0, 0, 0, 0, 1, 0, 0, 0, 1, 2, 0, 0, 0, 2, 0, 0};
+    memcpy(fx.bin + FX_POS, pos, sizeof pos); /* stride 8: 4-byte aligned elements */
+    fx_set(&fx, "bufferViews/0", "byteStride", "8");
+    fx_set(&fx, "accessors/0", "componentType", "5122");
+    static const uint8_t w[16] = {191, 64, 0, 0, 191, 64, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0};
+    memcpy(fx.bin + FX_WEIGHTS, w, sizeof w);
+    fx_set(&fx, "accessors/3", "componentType", "5121");
+    fx_set(&fx, "accessors/3", "normalized", "true");
+    static const int16_t q[12] = {0, 0, 0, 32767, 0, 0, 12540, 30273, 0, 0, 0, 32767};
+    memcpy(fx.bin + FX_ROT, q, sizeof q);
+    fx_set(&fx, "accessors/6", "componentType", "5122");
+    fx_set(&fx, "accessors/6", "normalized", "true");
+    sinew_document *doc = load_fixture(&fx, 1);
+    assert_int_equal(sinew_document_warning_count(doc), 0); /* 191 + 64 = 255: sums are 1 */
+    sinew_model *m = view(doc);
+    assert_float_equal(m->mesh.positions[2].y, 2.0f, 0.0f);
+    assert_float_equal(m->mesh.influence_weights[0], 191.0f / 255.0f, 1e-6f);
+    assert_float_equal(m->clips[0].channels[0].values[7], 30273.0f / 32767.0f, 1e-6f);
+    sinew_transform pose[2];
+    sinew_mat4 world[2], skin[2];
+    sinew_vec3 out[4];
+    sinew_clip_sample(m, &m->clips[0], 0.5f, pose);
+    sinew_pose_to_world(m, pose, world);
+    sinew_skin_matrices(m, world, skin);
+    sinew_skin_positions(m, skin, out);
+    float s = (float)sqrt(0.5);
+    assert_float_equal(out[3].x, -s, 1e-4f); /* 16-bit keys: about 1e-5 rad */
+    assert_float_equal(out[3].y, 1.0f + s, 1e-4f);
+    sinew_model_free(m);
+    sinew_document_free(doc);
+}
+
+/* ---- writer and edits ---- */
 
 static void test_write_deterministic(void **state)
 {
@@ -325,6 +399,24 @@ static void test_write_deterministic(void **state)
     unlink(path);
     snprintf(path, sizeof path, "%s/no/such/folder/out.glb", dir);
     assert_int_equal(sinew_document_write_file(doc, path, &err), SINEW_ERR_IO);
+    /* A link is written through (it stays a link); a FIFO is not replaced. */
+    char real[512], link[512];
+    snprintf(real, sizeof real, "%s/real.glb", dir);
+    snprintf(link, sizeof link, "%s/link.glb", dir);
+    assert_int_equal(symlink("real.glb", link), 0);
+    assert_int_equal(sinew_document_write_file(doc, link, &err), SINEW_OK);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(stat(real, &st), 0);
+    assert_true(S_ISREG(st.st_mode) && st.st_size > 1000);
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(sinew_document_write_file(doc, path, &err), SINEW_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "is not a regular file"));
+    unlink(path);
+    unlink(link);
+    unlink(real);
     rmdir(dir);
     sinew_document_free(doc);
 }
@@ -463,6 +555,8 @@ int main(void)
         cmocka_unit_test(test_strips_fans_points),
         cmocka_unit_test(test_weights_normalised),
         cmocka_unit_test(test_matrix_node_and_skin_choice),
+        cmocka_unit_test(test_quantized),
+        cmocka_unit_test(test_passthrough),
         cmocka_unit_test(test_write_deterministic),
         cmocka_unit_test(test_edits),
         cmocka_unit_test(test_from_model),

@@ -163,6 +163,21 @@ static void test_coarser_and_rotation_only(void **state)
     }
     fprintf(stderr, "free solve: worst bone length change %.2e\n", stretch);
     assert_true(stretch > 1e-4 * rot.diagonal);
+    /* merged joints have no weight: they follow their parent at rest; quaternion signs are
+     * continuous from frame to frame */
+    const int32_t t5 = sinew_model_find_node(coarse, "Tail5");
+    assert_true(t5 >= 0);
+    for (uint32_t f = 0; f < free_res.frame_count; f++) {
+        const sinew_quat qr = free_res.poses[(size_t)f * coarse->node_count + t5].rotation;
+        const sinew_quat q0 = coarse->nodes[t5].rest.rotation;
+        assert_true(fabsf(fabsf(sinew_quat_dot(qr, q0)) - 1.0f) < 1e-5f);
+        if (f == 0) continue;
+        for (uint32_t n = 0; n < coarse->node_count; n++)
+            assert_true(
+                sinew_quat_dot(free_res.poses[(size_t)f * coarse->node_count + n].rotation,
+                               free_res.poses[(size_t)(f - 1) * coarse->node_count + n].rotation) >=
+                0);
+    }
     free(world);
     free(nearest);
     sinew_solve_clip_result_free(&control, NULL);
@@ -234,6 +249,139 @@ static void test_shuffled_and_resolution(void **state)
     sinew_model_free(hires);
 }
 
+/* --max-vertices: a fit on an even subset still reaches zero in the control and the same
+ * quality on a coarser rig (quality measured on every vertex). */
+static void test_max_vertices(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *src = fixture_creature(&p);
+    sinew_model *coarse = fixture_creature(&p);
+    fixture_merge_chain(coarse, "Tail", 1, 2);
+    sinew_solve_options opt = {0};
+    opt.max_vertices = 600;
+    sinew_solve_clip_result a, b, c;
+    solve_or_fail(src, src, NULL, &opt, &a);
+    print_result("control, 600 vertices fitted", &a);
+    assert_true(a.quality.mean_error <= 1e-4 && a.quality.q >= 0.998);
+    uint32_t *nearest = malloc(coarse->mesh.vertex_count * sizeof *nearest);
+    assert_int_equal(sinew_solve_correspond(src, coarse, NULL, nearest, NULL, NULL), SINEW_OK);
+    solve_or_fail(src, coarse, nearest, &opt, &b);
+    solve_or_fail(src, coarse, nearest, NULL, &c);
+    print_result("coarse, 600 vertices fitted", &b);
+    assert_true(fabs(b.quality.q - c.quality.q) <= 0.005);
+    assert_true(b.quality.q <= c.quality.q + 1e-3); /* fitting fewer cannot do much better */
+    free(nearest);
+    sinew_solve_clip_result_free(&a, NULL);
+    sinew_solve_clip_result_free(&b, NULL);
+    sinew_solve_clip_result_free(&c, NULL);
+    sinew_model_free(src);
+    sinew_model_free(coarse);
+}
+
+/* Degenerate bones: a joint whose weighted points are collinear has a free spin about the
+ * line; the tie-break keeps it where it was, so the answer stays finite, continuous and exact
+ * where it is determined. */
+static void test_degenerate_bone(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *m = fixture_creature(&p);
+    const int32_t ear = sinew_model_find_node(m, "EarL2"), base = sinew_model_find_node(m, "EarL1");
+    assert_true(ear > 0 && base > 0);
+    const uint16_t j = (uint16_t)m->nodes[ear].joint;
+    const sinew_vec3 a = sinew_mat4_translation(&m->skin.joints[m->nodes[base].joint].bind);
+    const sinew_vec3 b = sinew_mat4_translation(&m->skin.joints[j].bind);
+    const sinew_vec3 axis = sinew_vec3_normalize_or(sinew_vec3_sub(b, a), sinew_vec3_make(0, 1, 0));
+    uint32_t moved = 0;
+    for (uint32_t v = 0; v < m->mesh.vertex_count; v++)
+        for (int k = 0; k < SINEW_MAX_INFLUENCES; k++) {
+            const size_t e = (size_t)v * SINEW_MAX_INFLUENCES + k;
+            if (m->mesh.influence_weights[e] > 0 && m->mesh.influence_joints[e] == j) {
+                const sinew_vec3 d = sinew_vec3_sub(m->mesh.positions[v], a);
+                m->mesh.positions[v] = sinew_vec3_madd(a, axis, sinew_vec3_dot(d, axis));
+                moved++;
+                break;
+            }
+        }
+    assert_true(moved >= 3);
+    sinew_model_update_size(m);
+    sinew_solve_clip_result res;
+    solve_or_fail(m, m, NULL, NULL, &res);
+    print_result("control, collinear ear bone", &res);
+    assert_true(res.quality.mean_error <= 1e-4 && res.quality.max_error <= 1e-3);
+    for (uint32_t f = 0; f < res.frame_count; f++)
+        for (uint32_t n = 0; n < m->node_count; n++) {
+            const sinew_transform t = res.poses[(size_t)f * m->node_count + n];
+            assert_true(isfinite(t.rotation.x) && isfinite(t.rotation.w) &&
+                        isfinite(t.translation.x) && isfinite(t.scale.y));
+        }
+    /* the undetermined spin does not jump: frame to frame, the ear's solved skinning
+     * rotation turns by little more than the artist's does */
+    sinew_transform *pose = malloc(m->node_count * sizeof *pose);
+    sinew_mat4 *world = malloc(m->node_count * sizeof *world);
+    sinew_quat prev_art = sinew_quat_identity(), prev_sol = prev_art;
+    for (uint32_t f = 0; f < res.frame_count; f++) {
+        sinew_clip_sample(m, &m->clips[0], res.times[f], pose);
+        sinew_pose_to_world(m, pose, world);
+        sinew_mat4 art = sinew_mat4_mul(&world[ear], &m->skin.joints[j].inverse_bind);
+        const sinew_quat qa = sinew_quat_from_mat4(&art);
+        const sinew_quat qs =
+            sinew_quat_from_mat4(&res.skin_matrices[(size_t)f * m->skin.joint_count + j]);
+        if (f > 0) {
+            const float sa = sinew_quat_angle(sinew_quat_mul(sinew_quat_conjugate(prev_art), qa));
+            const float ss = sinew_quat_angle(sinew_quat_mul(sinew_quat_conjugate(prev_sol), qs));
+            fprintf(stderr, "ear step %u: artist %.3f solved %.3f rad\n", f, (double)sa,
+                    (double)ss);
+            assert_true(ss <= sa + 0.05f);
+        }
+        prev_art = qa;
+        prev_sol = qs;
+    }
+    free(pose);
+    free(world);
+    sinew_solve_clip_result_free(&res, NULL);
+    sinew_model_free(m);
+}
+
+/* Bad input fails with a message, never a crash. */
+static void test_bad_input(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *m = fixture_creature(&p);
+    sinew_error err = {0};
+    sinew_solver *s = NULL;
+    const uint32_t V = m->mesh.vertex_count;
+    m->mesh.vertex_count = 0;
+    assert_int_equal(sinew_solver_create(m, NULL, NULL, &s, &err), SINEW_ERR_ARGUMENT);
+    assert_null(s);
+    assert_true(strlen(err.message) > 0);
+    m->mesh.vertex_count = V;
+    assert_int_equal(sinew_solver_create(m, NULL, NULL, &s, &err), SINEW_OK);
+    sinew_vec3 *y = calloc(V, sizeof *y);
+    sinew_mat4 *M = calloc(m->skin.joint_count, sizeof *M);
+    y[7].y = NAN;
+    assert_int_equal(sinew_solver_frame(s, y, M, NULL, &err), SINEW_ERR_INVALID_VALUE);
+    assert_non_null(strstr(err.message, "finite"));
+    y[7].y = 0;
+    assert_int_equal(sinew_solver_frame(s, y, M, NULL, &err), SINEW_OK); /* all at one point */
+    for (uint32_t k = 0; k < m->skin.joint_count; k++)
+        assert_true(sinew_mat4_is_finite(&M[k]));
+    sinew_solver_free(s);
+    assert_int_equal(sinew_solve_targets(m, &m->clips[0], &m->clips[0].duration, 1, m,
+                                         (const uint32_t *)NULL, NULL, y, &err),
+                     SINEW_OK); /* control form */
+    sinew_model *other = fixture_creature(&p);
+    assert_int_equal(
+        sinew_solve_targets(m, &m->clips[0], &m->clips[0].duration, 1, other, NULL, NULL, y, &err),
+        SINEW_ERR_ARGUMENT); /* another rig needs a correspondence */
+    free(y);
+    free(M);
+    sinew_model_free(m);
+    sinew_model_free(other);
+}
+
 /* Meshes that do not overlap are refused with a message naming the distances. */
 static void test_refuse_far(void **state)
 {
@@ -285,6 +433,9 @@ int main(void)
         cmocka_unit_test(test_rotation_only_control),
         cmocka_unit_test(test_coarser_and_rotation_only),
         cmocka_unit_test(test_shuffled_and_resolution),
+        cmocka_unit_test(test_max_vertices),
+        cmocka_unit_test(test_degenerate_bone),
+        cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_refuse_far),
         cmocka_unit_test(test_frame_times),
     };

@@ -414,6 +414,12 @@ int cmd_solve(int argc, char **argv)
            100.0 * all.mean_error, 100.0 * all.max_error);
     if (rotation_only) printf(" (free solve: Q %.3f%%)", 100.0 * all_free.q);
     printf("\n");
+    for (uint32_t c = 0; c < nruns; c++) {
+        const sinew_solve_clip_result *r = &runs[c].res;
+        printf("worst in %s: %.4f%% of the diagonal at frame %u (t = %.3f s), vertex %u\n",
+               runs[c].clip->name, 100.0 * r->quality.max_error, r->quality.worst_frame,
+               (double)r->times[r->quality.worst_frame], r->quality.worst_vertex);
+    }
 
     /* Outputs: the target with the clips, the heatmap, the report; each written whole or not
      * at all. */

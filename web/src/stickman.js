@@ -59,9 +59,10 @@ function rng(seed) {
 function newGame() {
   state.game = {
     status: 'running', // 'running' | 'over'
+    started: false, // obstacles come after the first jump or thrust
     score: 0,
     objects: [],
-    nextSpawn: 900,
+    nextSpawn: 0,
     rand: rng(20260),
     flash: 0,
   };
@@ -333,13 +334,14 @@ function drawSkeleton(p) {
 }
 
 // ---- the game ----
+const BEST_KEY = 'sinew-spear-run-best';
 const HURDLE_H = 34;
 const DUMMY_H = 150;
 function stepGame(dt, p) {
   const g = state.game;
   if (g.status !== 'running') return;
   const ax = state.anchorX;
-  while (g.nextSpawn < state.worldX + state.viewW - ax + 80) {
+  while (g.started && g.nextSpawn < state.worldX + state.viewW - ax + 80) {
     const kind = g.rand() < 0.58 ? 'hurdle' : 'dummy';
     g.objects.push({ kind, x: g.nextSpawn, done: false, fall: 0 });
     g.nextSpawn += 420 + g.rand() * 460;
@@ -376,8 +378,15 @@ function crash() {
   const g = state.game;
   g.status = 'over';
   state.best = Math.max(state.best, g.score);
+  try {
+    localStorage.setItem(BEST_KEY, String(state.best));
+  } catch {
+    // storage may be off (private mode): the best score just lasts the visit
+  }
   updateHud();
-  showOverlay('Ouch!', `Score ${g.score}. Space, Enter or tap to run again.`, 'Run again', restart);
+  const touch = window.matchMedia('(pointer: coarse)').matches;
+  const again = touch ? 'Tap Jump to run again.' : 'Space or Enter to run again.';
+  showOverlay('Ouch!', `Score ${g.score}. ${again}`, 'Run again', restart);
 }
 function restart() {
   hideOverlay();
@@ -433,6 +442,40 @@ function updateHud() {
   $('dist').textContent = Math.floor(state.worldX / 100);
 }
 
+// ---- the lab's throw lets go of a ball (pure decoration: the throw is unarmed) ----
+const RELEASE_T = 0.6 * 1.5; // seconds into the throw: the whip's key (moves.c), default duration
+let lastMotionTime = 0;
+const balls = [];
+function stepBalls(dt, p) {
+  if (state.labMotion === 'throw' && p.blend >= 1 && lastMotionTime < RELEASE_T && p.motionTime >= RELEASE_T) {
+    const h = p.joints[J.HAND_NEAR];
+    balls.push({ x: h.x, y: h.y, vx: 430, vy: -240, age: 0 });
+  }
+  lastMotionTime = p.motionTime;
+  for (const b of balls) {
+    b.age += dt;
+    b.vy += 900 * dt;
+    b.x += b.vx * dt;
+    b.y += b.vy * dt;
+    if (b.y > GROUND - 4) {
+      b.y = GROUND - 4;
+      b.vy *= -0.45;
+      b.vx *= 0.7;
+    }
+  }
+  while (balls.length && (balls[0].age > 2.5 || balls[0].x > state.viewW + 20)) balls.shift();
+}
+function drawBalls() {
+  for (const b of balls) {
+    ctx.globalAlpha = Math.max(0, Math.min(1, (2.5 - b.age) / 0.5));
+    ctx.fillStyle = ACCENT;
+    ctx.beginPath();
+    ctx.arc(b.x, b.y, 4.5, 0, Math.PI * 2);
+    ctx.fill();
+  }
+  ctx.globalAlpha = 1;
+}
+
 // ---- overlay ----
 let overlayAction = null;
 function showOverlay(title, sub, button, action) {
@@ -460,6 +503,7 @@ function frame(dt) {
   pose = over ? anim.pose() : anim.build(dt);
   if (!over) state.worldX += pose.scrollSpeed * dt;
   if (state.mode === 'game') stepGame(dt, pose);
+  else stepBalls(dt, pose);
   draw();
   state.frames++;
 }
@@ -469,7 +513,21 @@ function draw() {
   drawBackground(pose.groundOffset);
   if (state.mode === 'game') drawObjects();
   drawFigure(pose);
+  if (state.mode === 'lab') drawBalls();
   if (state.mode === 'lab' && state.skeleton) drawSkeleton(pose);
+  if (state.mode === 'game' && !state.game.started) {
+    // Until the first move: what the keys do, written on the sky.
+    ctx.fillStyle = 'rgba(34, 37, 46, 0.72)';
+    ctx.textAlign = 'center';
+    ctx.font = '600 17px system-ui, sans-serif';
+    const touch = window.matchMedia('(pointer: coarse)').matches;
+    ctx.fillText(touch ? 'Tap Jump or Thrust to start' : 'Space / \u2191 jump  \u00b7  F / \u2192 thrust',
+      state.viewW / 2, 150);
+    ctx.font = '14px system-ui, sans-serif';
+    ctx.fillStyle = 'rgba(34, 37, 46, 0.5)';
+    ctx.fillText('jump the hurdles, spear the straw targets', state.viewW / 2, 174);
+    ctx.textAlign = 'start';
+  }
   if (state.mode === 'game' && state.game.flash > 0) {
     ctx.fillStyle = `rgba(255, 240, 200, ${0.35 * state.game.flash})`;
     ctx.fillRect(0, 0, state.viewW, DRAW_H);
@@ -524,14 +582,22 @@ new IntersectionObserver((entries) => {
 }).observe(stage);
 
 // ---- input ----
+function start() {
+  const g = state.game;
+  if (g.started) return;
+  g.started = true;
+  g.nextSpawn = state.worldX + Math.max(900, state.viewW - state.anchorX + 60); // ~2.3 s away
+}
 function jump() {
   if (state.mode !== 'game') return;
   if (state.game.status === 'over') return restart();
   if (state.userPaused) return;
+  start();
   anim.trigger(Action.JUMP);
 }
 function thrust() {
   if (state.mode !== 'game' || state.game.status === 'over' || state.userPaused) return;
+  start();
   anim.trigger(Action.THRUST);
 }
 window.addEventListener('keydown', (e) => {
@@ -618,6 +684,11 @@ $('skeleton').addEventListener('change', (e) => {
 // ---- start ----
 window.addEventListener('error', (e) => state.errors.push(String(e.message)));
 async function main() {
+  try {
+    state.best = Number(localStorage.getItem(BEST_KEY)) || 0;
+  } catch {
+    state.best = 0;
+  }
   anim = await loadAnim2d();
   resize();
   anim.init(state.anchorX, GROUND);
@@ -647,6 +718,7 @@ async function main() {
     get frames() { return state.frames; },
     get score() { return state.game.score; },
     get status() { return state.game.status; },
+    get started() { return state.game.started; },
     get errors() { return state.errors.slice(); },
     // What is coming: kind, world x (an id), whether it is dealt with, units ahead of the runner.
     objects: () =>

@@ -118,7 +118,9 @@ async function load(sources, { mode, labels } = {}) {
   app.labels = models.map((m, i) => (labels && labels[i]) || stem(m.name));
   for (const m of models) {
     m.overlay = new BoneOverlay(m);
-    m.chains = m.skinned.flatMap((s) => findChains(s.skeleton.bones));
+    const seen = new Set(); // skinned primitives of one mesh share a skeleton: one chain each
+    m.chains = m.skinned.flatMap((s) => findChains(s.skeleton.bones))
+      .filter((c) => !seen.has(c.bones[0]) && seen.add(c.bones[0]));
     m.springs = null;
   }
   ui.empty.hidden = true;
@@ -180,24 +182,39 @@ function applyMode({ reframe = false } = {}) {
   updateLabels();
 }
 
-// Side by side along X, each model's body floor on y = 0.
+// Side by side across the first model's facing (left to right as the camera sees them), each
+// model's body floor on y = 0.
+const lateralOf = (m) => new THREE.Vector3(m.facing.z, 0, -m.facing.x);
 function layout(shown) {
   if (!shown.length) return;
   const size = Math.max(...shown.map((m) => m.size));
-  const width = Math.max(...shown.map((m) => m.restBox.max.x - m.restBox.min.x));
-  const spacing = Math.max(width * 1.35, size * 0.55);
-  shown.forEach((m, i) => { m.slotX = (i - (shown.length - 1) / 2) * spacing; m.place(); });
+  const lateral = lateralOf(shown[0]);
+  let width = 0;
+  let depth = 0;
+  for (const m of shown) {
+    const e = m.restBox.getSize(new THREE.Vector3());
+    width = Math.max(width, Math.abs(lateral.x) * e.x + Math.abs(lateral.z) * e.z);
+    depth = Math.max(depth, Math.abs(lateral.z) * e.x + Math.abs(lateral.x) * e.z);
+  }
+  // Wide enough that a long body seen at the framing angle does not cover its neighbour.
+  const spacing = Math.max(width * 1.5, width + 0.5 * depth);
+  shown.forEach((m, i) => { m.slot.copy(lateral).multiplyScalar((i - (shown.length - 1) / 2) * spacing); m.place(); });
   const span = (spacing * shown.length) / 2;
   stage.setExtent(size, span, new THREE.Vector3(0, 0, 0));
 }
 
+// A three-quarter view from the front of the first model, everything on stage in frame (tail
+// skin included: only the floor ignores it).
 function frameAll() {
   const shown = visible();
   if (!shown.length) return;
   const box = new THREE.Box3();
   for (const m of shown) box.union(m.measure().box);
   box.expandByPoint(new THREE.Vector3(box.min.x, 0, box.min.z)); // the floor contact too
-  stage.frame(box);
+  const f = shown[0].facing;
+  const side = shown.length > 1 ? 0.4 : 0.62; // rows are seen more from the front
+  const dir = f.clone().add(lateralOf(shown[0]).multiplyScalar(side)).add(new THREE.Vector3(0, 0.38, 0));
+  stage.frame(box, dir);
 }
 
 function updateLabels() {
@@ -208,7 +225,7 @@ function updateLabels() {
     const top = m.restBox.max.y - m.floorY;
     return {
       text: app.labels[i],
-      position: new THREE.Vector3(m.slotX, top + m.size * 0.12, 0),
+      position: new THREE.Vector3(m.slot.x, top + m.size * 0.12, m.slot.z),
       className: m.chains.length ? 'chain' : '',
     };
   }));
@@ -236,7 +253,8 @@ let scrubbing = false;
 stage.renderer.setAnimationLoop((now) => {
   const dt = Math.min(0.1, Math.max(0, (now - last) / 1000));
   last = now;
-  if (!app.frozen && app.models.length) {
+  if (app.frozen) return; // tests draw explicitly (advance), so frames stay cheap
+  if (app.models.length) {
     tick(dt);
     syncTransport();
   }
@@ -250,7 +268,7 @@ async function setLive(on, { quiet = false } = {}) {
   ui.live.checked = false;
   ui.springsHint.className = 'hint';
   ui.springsHint.textContent = HINT;
-  if (!on) { refreshUI(); return true; }
+  if (!on) { refreshUI(); pose(0); return true; } // back to the clip's keys at once
   const candidates = app.models.filter((m) => m.chains.length);
   if (!candidates.length) {
     if (!quiet || app.models.length) {
@@ -513,8 +531,8 @@ window.sinewViewer = {
       name: m.name, visible: visible().includes(m), clips: m.clips.map((c) => c.name),
       vertices: m.vertexCount, joints: m.jointCount, size: m.size, hasColors: m.hasColors,
       heatNote: m.heatNote, chains: m.chains.map((c) => c.bones.map((b) => b.name)),
-      tailVertices: m.tailVertices, floorY: m.floorY, lowestAll: m.lowestAll, slotX: m.slotX,
-      springs: !!m.springs,
+      tailVertices: m.tailVertices, floorY: m.floorY, lowestAll: m.lowestAll, slot: m.slot.toArray(), facing: m.facing.toArray(),
+      springs: !!m.springs, clip: m.clip ? m.clip.name : null, clipTime: m.time,
     })),
   }),
   setMode, setClip: selectClip, setBones, setLive, setParams,
@@ -544,7 +562,8 @@ window.sinewViewer = {
   pixels: (opts) => stage.readPixels(opts),
   frame: frameAll,
   camera: (x, y, z) => { stage.camera.position.set(x, y, z); stage.controls.update(); },
-  ramp, unramp,
+  duration,
+  ramp, unramp, _app: app,
 };
 
 // ---------------------------------------------------------------- start

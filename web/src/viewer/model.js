@@ -1,4 +1,4 @@
-// One loaded .glb: the three.js scene under a placement group, its clips on a mixer, the rest
+// One loaded .glb: the three.js scene under a placement group, its clips and samplers, the rest
 // pose to return to, and the skin samples used for the floor and for camera framing.
 //
 // Floor placement (seed 000, "A cauda pode tocar o chao; ela nao pode levantar o camundongo"):
@@ -79,6 +79,35 @@ function sampleSkin(mesh) {
   return { mesh, vertices, tail, tailVertices };
 }
 
+// Samples a clip straight from its tracks into the nodes: every channel writes every time,
+// so putting the rest pose back before a sample can never leave a node stale (three's
+// AnimationMixer skips writes whose value did not change since its own last write). Each
+// interpolant owns its result buffer: sampling allocates nothing.
+class ClipSampler {
+  constructor(root, clip) {
+    this.clip = clip;
+    this.channels = [];
+    for (const track of clip.tracks) {
+      const p = THREE.PropertyBinding.parseTrackName(track.name);
+      const node = THREE.PropertyBinding.findNode(root, p.nodeName);
+      if (!node || !['position', 'quaternion', 'scale', 'morphTargetInfluences'].includes(p.propertyName)) continue;
+      if (p.propertyName === 'morphTargetInfluences' && !node.morphTargetInfluences) continue;
+      this.channels.push({ node, prop: p.propertyName, interpolant: track.createInterpolant() });
+    }
+  }
+
+  apply(t) {
+    for (const c of this.channels) {
+      const v = c.interpolant.evaluate(t);
+      const n = c.node;
+      if (c.prop === 'quaternion') n.quaternion.set(v[0], v[1], v[2], v[3]).normalize();
+      else if (c.prop === 'position') n.position.set(v[0], v[1], v[2]);
+      else if (c.prop === 'scale') n.scale.set(v[0], v[1], v[2]);
+      else for (let i = 0; i < n.morphTargetInfluences.length && i < v.length; i++) n.morphTargetInfluences[i] = v[i];
+    }
+  }
+}
+
 export async function loadModel(buffer, name, resourcePath = '') {
   const loader = new GLTFLoader();
   let gltf;
@@ -100,9 +129,10 @@ export class Model {
     this.root.name = `placement:${name}`;
     this.root.add(this.scene);
     this.clips = gltf.animations || [];
-    this.mixer = new THREE.AnimationMixer(this.scene);
-    this.action = null;
+    this.samplers = new Map(); // clip -> ClipSampler, made when first played
+    this.sampler = null;
     this.clip = null;
+    this.time = 0; // s, the clip time of the pose on the nodes
     const asset = gltf.parser?.json?.asset || {};
     this.heatNote = asset.extras?.sinew?.solve_heatmap || null;
     this.generator = asset.generator || '';
@@ -147,15 +177,27 @@ export class Model {
     this.size = Math.max(ext.x, ext.y, ext.z) || 1;
     this.center = b.getCenter(new THREE.Vector3());
     this.restBox = b.clone();
+    // Facing: horizontal direction from the body's centre to the head bone (glTF says +Z,
+    // but FBX conversions often face +-X); compare mode lines models up across it.
+    const head = this.bones.find((o) => /head/i.test(o.name));
+    this.facing = new THREE.Vector3(0, 0, 1);
+    if (head) {
+      const d = new THREE.Vector3().setFromMatrixPosition(head.matrixWorld).sub(this.center);
+      d.y = 0;
+      if (d.length() > 0.1 * this.size) this.facing.copy(d.normalize());
+      // Snap to the nearest axis: files are authored along axes, and it keeps rows straight.
+      const ax = Math.abs(this.facing.x) > Math.abs(this.facing.z);
+      this.facing.set(ax ? Math.sign(this.facing.x) : 0, 0, ax ? 0 : Math.sign(this.facing.z));
+    }
     this.floorY = Number.isFinite(m.bodyMin) ? m.bodyMin : m.allMin;
     this.lowestAll = m.allMin;
-    this.slotX = 0;
+    this.slot = new THREE.Vector3();
     this.place();
   }
 
-  // Puts the body floor at world y = 0 and the rest-pose centre at (slotX, -, 0).
+  // Puts the body floor at world y = 0 and the rest-pose centre at the slot (x, -, z).
   place() {
-    this.root.position.set(this.slotX - this.center.x, -this.floorY, -this.center.z);
+    this.root.position.set(this.slot.x - this.center.x, -this.floorY, this.slot.z - this.center.z);
     this.root.updateMatrixWorld(true);
   }
 
@@ -165,10 +207,9 @@ export class Model {
   setClip(name) {
     const clip = name ? this.clipByName(name) : null;
     if (clip !== this.clip) {
-      this.mixer.stopAllAction();
       this.clip = clip;
-      this.action = clip ? this.mixer.clipAction(clip) : null;
-      if (this.action) this.action.play();
+      if (clip && !this.samplers.has(clip)) this.samplers.set(clip, new ClipSampler(this.scene, clip));
+      this.sampler = clip ? this.samplers.get(clip) : null;
     }
     this.measureFloor();
   }
@@ -200,9 +241,11 @@ export class Model {
       const [p, q, s] = this.rest[i];
       o.position.copy(p); o.quaternion.copy(q); o.scale.copy(s);
     }
-    if (clip && this.action && clip === this.clip) {
+    this.time = 0;
+    if (clip && this.sampler && clip === this.clip) {
       const d = clip.duration || 0;
-      this.mixer.setTime(d > 0 ? ((t % d) + d) % d : 0);
+      this.time = d > 0 ? (t === d ? d : ((t % d) + d) % d) : 0; // the scrub bar's end shows the last key
+      this.sampler.apply(this.time);
     }
     this.root.updateMatrixWorld(true);
   }
@@ -239,7 +282,6 @@ export class Model {
   }
 
   dispose() {
-    this.mixer.stopAllAction();
     this.root.removeFromParent();
     this.root.traverse((o) => {
       if (o.geometry) o.geometry.dispose();

@@ -4,7 +4,6 @@
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { CSS2DRenderer, CSS2DObject } from 'three/addons/renderers/CSS2DRenderer.js';
-import { RoomEnvironment } from 'three/addons/environments/RoomEnvironment.js';
 
 // A soft radial fade so the floor disc has no hard rim.
 function fadeTexture() {
@@ -41,10 +40,6 @@ export class Stage {
     this.renderer.setClearColor(0x000000, 0);
 
     this.scene = new THREE.Scene();
-    const pmrem = new THREE.PMREMGenerator(this.renderer);
-    this.scene.environment = pmrem.fromScene(new RoomEnvironment(), 0.04).texture;
-    this.scene.environmentIntensity = 0.55;
-    pmrem.dispose();
 
     this.camera = new THREE.PerspectiveCamera(38, 1, 0.01, 1000);
     this.camera.position.set(2, 1.5, 3);
@@ -140,13 +135,23 @@ export class Stage {
   }
 
   // Frames a world box: a three-quarter view from the front (+Z, where glTF characters face).
+  // The distance is the smallest that keeps all 8 corners inside both fields of view.
   frame(box, dir = new THREE.Vector3(0.62, 0.38, 1)) {
-    const sphere = box.getBoundingSphere(new THREE.Sphere());
-    const fov = THREE.MathUtils.degToRad(this.camera.fov);
-    const fit = Math.min(fov, 2 * Math.atan(Math.tan(fov / 2) * this.camera.aspect));
-    const dist = (sphere.radius / Math.sin(fit / 2)) * 1.05;
-    this.controls.target.copy(sphere.center);
-    this.camera.position.copy(sphere.center).addScaledVector(dir.clone().normalize(), dist);
+    const center = box.getCenter(new THREE.Vector3());
+    const d = dir.clone().normalize();
+    const right = new THREE.Vector3().crossVectors(new THREE.Vector3(0, 1, 0), d).normalize();
+    const up = new THREE.Vector3().crossVectors(d, right);
+    const tanV = Math.tan(THREE.MathUtils.degToRad(this.camera.fov) / 2);
+    const tanH = tanV * this.camera.aspect;
+    let dist = 0;
+    const p = new THREE.Vector3();
+    for (let i = 0; i < 8; i++) {
+      p.set(i & 1 ? box.max.x : box.min.x, i & 2 ? box.max.y : box.min.y, i & 4 ? box.max.z : box.min.z).sub(center);
+      const z = p.dot(d);
+      dist = Math.max(dist, z + Math.abs(p.dot(right)) / (tanH * 0.92), z + Math.abs(p.dot(up)) / (tanV * 0.82));
+    }
+    this.controls.target.copy(center);
+    this.camera.position.copy(center).addScaledVector(d, dist);
     this.camera.updateProjectionMatrix();
     this.controls.update();
   }
@@ -186,6 +191,8 @@ export class Stage {
     hidden.forEach((o, i) => { o.visible = was[i]; });
     this.render();
     let covered = 0;
+    let opaque = 0;
+    let onRamp = 0; // opaque pixels with one channel full and one empty: heat colours, unlit
     const colours = new Set();
     const thumb = new Float64Array(cols * rows * 4);
     const count = new Float64Array(cols * rows);
@@ -196,6 +203,12 @@ export class Stage {
         const a = px[i + 3];
         if (a > 0) {
           covered++;
+          if (a === 255) {
+            opaque++;
+            const hi = Math.max(px[i], px[i + 1], px[i + 2]);
+            const lo = Math.min(px[i], px[i + 1], px[i + 2]);
+            if (hi >= 250 && lo <= 5) onRamp++;
+          }
           if ((x + y) % 3 === 0) colours.add((px[i] >> 3) << 10 | (px[i + 1] >> 3) << 5 | px[i + 2] >> 3);
         }
         const c = ty * cols + Math.min(cols - 1, Math.floor((x * cols) / w));
@@ -210,6 +223,6 @@ export class Stage {
       for (let r = 0; r < rows; r++) s += cells[(r * cols + c) * 4 + 3];
       return s / rows;
     });
-    return { width: w, height: h, covered, fraction: covered / (w * h), colours: colours.size, cols, rows, thumb: cells, columns };
+    return { width: w, height: h, covered, fraction: covered / (w * h), opaque, onRamp, colours: colours.size, cols, rows, thumb: cells, columns };
   }
 }

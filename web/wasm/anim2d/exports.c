@@ -36,7 +36,10 @@ EXPORT("a2_trigger") int a2_trigger(int action)
 {
     return sinew_anim2d_figure_trigger(&figure, (sinew_anim2d_action)action);
 }
-EXPORT("a2_motion") int a2_motion(void) { return (int)figure.motion; }
+EXPORT("a2_motion") int a2_motion(void)
+{
+    return (int)figure.motion;
+}
 
 /* Advances dt seconds and returns the address of the pose. */
 EXPORT("a2_build_pose") sinew_anim2d_pose *a2_build_pose(float dt)
@@ -44,6 +47,15 @@ EXPORT("a2_build_pose") sinew_anim2d_pose *a2_build_pose(float dt)
     sinew_anim2d_figure_build_pose(&figure, dt, &pose);
     return &pose;
 }
-EXPORT("a2_pose") sinew_anim2d_pose *a2_pose(void) { return &pose; }
-EXPORT("a2_pose_floats") int a2_pose_floats(void) { return (int)(sizeof pose / sizeof(float)); }
-EXPORT("a2_joint_count") int a2_joint_count(void) { return SINEW_ANIM2D_JOINT_COUNT; }
+EXPORT("a2_pose") sinew_anim2d_pose *a2_pose(void)
+{
+    return &pose;
+}
+EXPORT("a2_pose_floats") int a2_pose_floats(void)
+{
+    return (int)(sizeof pose / sizeof(float));
+}
+EXPORT("a2_joint_count") int a2_joint_count(void)
+{
+    return SINEW_ANIM2D_JOINT_COUNT;
+}

@@ -11,19 +11,28 @@
 
 typedef struct wasm_model {
     sinew_model model;
-    int32_t *parents;   /* node_count */
-    float *ibms;        /* 16 * node_count, column-major */
-    float *rest;        /* 10 * node_count: t xyz, r xyzw, s xyz */
-    char (*names)[64];  /* node_count */
+    int32_t *parents;  /* node_count */
+    float *ibms;       /* 16 * node_count, column-major */
+    float *rest;       /* 10 * node_count: t xyz, r xyzw, s xyz */
+    char (*names)[64]; /* node_count */
     sinew_node *nodes;
     sinew_joint *joints;
 } wasm_model;
 
 static sinew_error last_error;
 
-EXPORT("sdyn_malloc") void *sdyn_malloc(size_t bytes) { return calloc(1, bytes ? bytes : 1); }
-EXPORT("sdyn_free") void sdyn_free(void *p) { free(p); }
-EXPORT("sdyn_last_error") const char *sdyn_last_error(void) { return last_error.message; }
+EXPORT("sdyn_malloc") void *sdyn_malloc(size_t bytes)
+{
+    return calloc(1, bytes ? bytes : 1);
+}
+EXPORT("sdyn_free") void sdyn_free(void *p)
+{
+    free(p);
+}
+EXPORT("sdyn_last_error") const char *sdyn_last_error(void)
+{
+    return last_error.message;
+}
 
 EXPORT("sdyn_model_new") wasm_model *sdyn_model_new(uint32_t node_count)
 {
@@ -44,9 +53,18 @@ EXPORT("sdyn_model_new") wasm_model *sdyn_model_new(uint32_t node_count)
     m->model.node_count = node_count;
     return m;
 }
-EXPORT("sdyn_model_parents") int32_t *sdyn_model_parents(wasm_model *m) { return m->parents; }
-EXPORT("sdyn_model_ibms") float *sdyn_model_ibms(wasm_model *m) { return m->ibms; }
-EXPORT("sdyn_model_rest") float *sdyn_model_rest(wasm_model *m) { return m->rest; }
+EXPORT("sdyn_model_parents") int32_t *sdyn_model_parents(wasm_model *m)
+{
+    return m->parents;
+}
+EXPORT("sdyn_model_ibms") float *sdyn_model_ibms(wasm_model *m)
+{
+    return m->ibms;
+}
+EXPORT("sdyn_model_rest") float *sdyn_model_rest(wasm_model *m)
+{
+    return m->rest;
+}
 EXPORT("sdyn_model_name") char *sdyn_model_name(wasm_model *m, uint32_t i)
 {
     return i < m->model.node_count ? m->names[i] : NULL;
@@ -83,8 +101,8 @@ EXPORT("sdyn_model_finish") void sdyn_model_finish(wasm_model *m, float size)
 EXPORT("sdyn_model_free") void sdyn_model_free(wasm_model *m)
 {
     if (!m) return;
-    free(m->parents), free(m->ibms), free(m->rest), free(m->names), free(m->nodes),
-        free(m->joints), free(m);
+    free(m->parents), free(m->ibms), free(m->rest), free(m->names), free(m->nodes), free(m->joints),
+        free(m);
 }
 
 /* params: NULL or 17 floats in sinew_dyn_params field order (max_substeps and disable as
@@ -121,7 +139,10 @@ sinew_dyn_rig *sdyn_rig_create(const wasm_model *m, const int32_t *chain, uint32
         return NULL;
     return rig;
 }
-EXPORT("sdyn_rig_free") void sdyn_rig_free(sinew_dyn_rig *rig) { sinew_dyn_rig_free(rig); }
+EXPORT("sdyn_rig_free") void sdyn_rig_free(sinew_dyn_rig *rig)
+{
+    sinew_dyn_rig_free(rig);
+}
 EXPORT("sdyn_rig_joint_count") uint32_t sdyn_rig_joint_count(const sinew_dyn_rig *rig)
 {
     return sinew_dyn_rig_joint_count(rig);
@@ -151,7 +172,10 @@ EXPORT("sdyn_state_new") sinew_dyn_state *sdyn_state_new(const sinew_dyn_rig *ri
     if (!mem) return NULL;
     return sinew_dyn_state_init(rig, mem, bytes);
 }
-EXPORT("sdyn_state_reset") void sdyn_state_reset(sinew_dyn_state *s) { sinew_dyn_state_reset(s); }
+EXPORT("sdyn_state_reset") void sdyn_state_reset(sinew_dyn_state *s)
+{
+    sinew_dyn_state_reset(s);
+}
 EXPORT("sdyn_state_get")
 void sdyn_state_get(const sinew_dyn_state *s, sinew_vec3 *positions, sinew_vec3 *velocities)
 {
@@ -170,7 +194,7 @@ int sdyn_step(const sinew_dyn_rig *rig, sinew_dyn_state *state, const sinew_mat4
               uint32_t world_count, float dt, sinew_quat *out, int floor_mode, float floor_height)
 {
     sinew_dyn_floor fl = {floor_mode > 0, floor_height};
-    sinew_dyn_step_job job = {rig, state, world, world_count, dt, out,
-                              floor_mode >= 0 ? &fl : NULL};
+    sinew_dyn_step_job job = {
+        rig, state, world, world_count, dt, out, floor_mode >= 0 ? &fl : NULL};
     return (int)sinew_dyn_step_run(&job, &last_error);
 }

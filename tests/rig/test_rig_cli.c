@@ -1,0 +1,192 @@
+/* `sinew tail` from the outside. One executable, three ctest entries chosen by argv[1]:
+ *   cli        exit codes and messages for bad input, the table, the JSON report, rigid mode,
+ *              a second run finding nothing new, no partial output on failure;
+ *   validate   every output (creature fox, each notail model) passes the Khronos
+ *              glTF-Validator with 0 errors (node tests/tools/validate.mjs);
+ *   blender    Blender 3.4 imports the creature fox's and the notail Fox's outputs with the
+ *              Tail_* bones in the armature (tests/tools/blender_import.py). */
+#include "test_util.h"
+
+static char tmp[256];
+
+static void make_tmp(void)
+{
+    if (!tmp[0]) assert_non_null(test_tmpdir(tmp, sizeof tmp));
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = calloc((size_t)n + 1, 1);
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) s[0] = 0;
+    fclose(f);
+    return s;
+}
+
+/* Makes the creature fox and rigs its tail into tmp/fox_tail.glb (once). */
+static const char *fox_output(void)
+{
+    static char out[512];
+    make_tmp();
+    snprintf(out, sizeof out, "%s/fox_tail.glb", tmp);
+    if (test_file_exists(out)) return out;
+    static char text[65536];
+    assert_int_equal(
+        test_run(text, sizeof text, "%s creature fox -o %s/fox.glb", test_sinew_bin(), tmp), 0);
+    assert_int_equal(test_run(text, sizeof text, "%s tail %s/fox.glb -o %s --report %s/fox.json",
+                              test_sinew_bin(), tmp, out, tmp),
+                     0);
+    return out;
+}
+
+static void test_cli(void **state)
+{
+    (void)state;
+    static char text[65536];
+    const char *bin = test_sinew_bin();
+    make_tmp();
+    /* Help says plainly that baking is not done here. */
+    assert_int_equal(test_run(text, sizeof text, "%s tail --help", bin), 0);
+    assert_non_null(strstr(text, "--no-bake"));
+    assert_non_null(strstr(text, "NOT implemented"));
+    /* Usage errors: exit 2, a message naming the problem. */
+    assert_int_equal(test_run(text, sizeof text, "%s tail", bin), 2);
+    assert_non_null(strstr(text, "missing input"));
+    assert_int_equal(test_run(text, sizeof text, "%s tail %s/x.glb", bin, tmp), 2);
+    assert_non_null(strstr(text, "-o"));
+    assert_int_equal(test_run(text, sizeof text, "%s tail a.glb -o b.glb --mode wobbly", bin), 2);
+    assert_non_null(strstr(text, "wobbly"));
+    assert_int_equal(test_run(text, sizeof text, "%s tail a.glb -o b.glb --frobnicate", bin), 2);
+    /* Bad input: exit 1, no output left behind. */
+    char bad[512], out[512];
+    snprintf(bad, sizeof bad, "%s/bad.glb", tmp);
+    snprintf(out, sizeof out, "%s/never.glb", tmp);
+    FILE *f = fopen(bad, "wb");
+    fputs("glTF this is not", f);
+    fclose(f);
+    assert_int_equal(test_run(text, sizeof text, "%s tail %s -o %s", bin, bad, out), 1);
+    assert_non_null(strstr(text, "sinew tail:"));
+    assert_false(test_file_exists(out));
+    assert_int_equal(test_run(text, sizeof text, "%s tail %s/missing.glb -o %s", bin, tmp, out), 1);
+    assert_false(test_file_exists(out));
+    /* The fox: a table with one chain, a JSON report with an appendages list. */
+    const char *fox = fox_output();
+    assert_true(test_file_exists(fox));
+    char path[600];
+    snprintf(path, sizeof path, "%s/fox.json", tmp);
+    char *json = read_all(path);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"appendages\""));
+    assert_non_null(strstr(json, "\"verdict\":\t\"chain\""));
+    assert_non_null(strstr(json, "\"Tail_End\""));
+    assert_non_null(strstr(json, "\"weighted_distance_before\""));
+    free(json);
+    assert_int_equal(
+        test_run(text, sizeof text, "%s tail %s/fox.glb -o %s/fox2.glb", bin, tmp, tmp), 0);
+    assert_non_null(strstr(text, "1 chain(s)"));
+    assert_non_null(strstr(text, "Tail_1 .. Tail_End"));
+    assert_non_null(strstr(text, "dist.before"));
+    /* Running on the output again: nothing new. */
+    assert_int_equal(test_run(text, sizeof text, "%s tail %s -o %s/again.glb", bin, fox, tmp), 0);
+    assert_non_null(strstr(text, "0 chain(s)"));
+    /* Rigid: no bones, the tail on the pelvis. */
+    assert_int_equal(test_run(text, sizeof text, "%s tail %s/fox.glb -o %s/rigid.glb --mode rigid",
+                              bin, tmp, tmp),
+                     0);
+    assert_non_null(strstr(text, "rigid"));
+    assert_non_null(strstr(text, "0 chain(s)"));
+}
+
+static void test_validate(void **state)
+{
+    (void)state;
+    static char text[65536];
+    const char *fox = fox_output();
+    assert_int_equal(test_run(text, sizeof text, "cd %s && node tests/tools/validate.mjs %s",
+                              SINEW_SOURCE_DIR, fox),
+                     0);
+    fprintf(stderr, "%s", text);
+    assert_non_null(strstr(text, "\"errors\":0"));
+    const char *dir = test_models_dir();
+    if (!dir) return;
+    const char *names[] = {"Fox.glb", "quaternius_Fox.glb", "quaternius_TRex.glb",
+                           "quaternius_Velociraptor.glb"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        assert_int_equal(test_run(text, sizeof text, "%s tail %s/notail/%s -o %s/%s",
+                                  test_sinew_bin(), dir, names[i], tmp, names[i]),
+                         0);
+        assert_int_equal(test_run(text, sizeof text, "cd %s && node tests/tools/validate.mjs %s/%s",
+                                  SINEW_SOURCE_DIR, tmp, names[i]),
+                         0);
+        fprintf(stderr, "%s", text);
+        assert_non_null(strstr(text, "\"errors\":0"));
+    }
+}
+
+static void blender_check(const char *glb, const char *json_path, int bones)
+{
+    static char text[65536];
+    int rc = test_run(text, sizeof text,
+                      "blender -b --factory-startup --python-exit-code 1 -P "
+                      "%s/tests/tools/blender_import.py -- %s %s",
+                      SINEW_SOURCE_DIR, glb, json_path);
+    assert_int_equal(rc, 0);
+    char *json = read_all(json_path);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"ok\": true"));
+    char want[32];
+    for (int b = 1; b < bones; b++) {
+        snprintf(want, sizeof want, "\"Tail_%d\"", b);
+        assert_non_null(strstr(json, want));
+    }
+    assert_non_null(strstr(json, "\"Tail_End\""));
+    free(json);
+}
+
+static void test_blender(void **state)
+{
+    (void)state;
+    static char text[4096];
+    if (test_run(text, sizeof text, "command -v blender") != 0) {
+        fprintf(stderr, "note: blender is not installed: skipping\n");
+        skip();
+    }
+    char json[600];
+    snprintf(json, sizeof json, "%s/fox_blender.json", tmp);
+    blender_check(fox_output(), json, 4); /* the creature fox: K = 4 */
+    const char *dir = test_models_dir();
+    if (!dir) return;
+    char out[600];
+    snprintf(out, sizeof out, "%s/khronos_fox.glb", tmp);
+    assert_int_equal(
+        test_run(text, sizeof text, "%s tail %s/notail/Fox.glb -o %s", test_sinew_bin(), dir, out),
+        0);
+    snprintf(json, sizeof json, "%s/khronos_blender.json", tmp);
+    blender_check(out, json, 4);
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "cli";
+    int r;
+    if (!strcmp(which, "validate")) {
+        const struct CMUnitTest t[] = {cmocka_unit_test(test_validate)};
+        r = cmocka_run_group_tests(t, NULL, NULL);
+    } else if (!strcmp(which, "blender")) {
+        const struct CMUnitTest t[] = {cmocka_unit_test(test_blender)};
+        r = cmocka_run_group_tests(t, NULL, NULL);
+    } else {
+        const struct CMUnitTest t[] = {cmocka_unit_test(test_cli)};
+        r = cmocka_run_group_tests(t, NULL, NULL);
+    }
+    if (tmp[0]) {
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+        if (system(cmd) != 0) r = r ? r : 1;
+    }
+    return r;
+}

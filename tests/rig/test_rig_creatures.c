@@ -1,0 +1,149 @@
+/* Rig module on every procedural creature (issue 3, acceptance): the right verdict for every
+ * piece, tail skin recall and precision >= 0.98 against the generator's truth, K as the
+ * formula says, the weighted distance of the tail's skin to the bones that move it dropping
+ * from at least 25% of the height to at most 1.5x the tail's radius, and nothing outside the
+ * tail changing. */
+#include "test_util.h"
+
+#include "sinew/creature.h"
+#include "sinew/rig.h"
+
+/* The report piece that holds most of truth piece `tp`'s vertices (UINT32_MAX: none). */
+static uint32_t majority_piece(const sinew_rig_report *rep, const sinew_creature_truth *truth,
+                               uint32_t tp, uint32_t *share)
+{
+    uint32_t best = UINT32_MAX, best_n = 0;
+    for (uint32_t v = 0; v < truth->vertex_count; v++) {
+        if (truth->vertex_piece[v] != tp || rep->vertex_piece[v] == UINT32_MAX) continue;
+        uint32_t p = rep->vertex_piece[v], n = 0;
+        if (p == best) continue;
+        for (uint32_t w = 0; w < truth->vertex_count; w++)
+            n += truth->vertex_piece[w] == tp && rep->vertex_piece[w] == p;
+        if (n > best_n) best = p, best_n = n;
+    }
+    *share = best_n;
+    return best;
+}
+
+static void check_kind(sinew_creature_kind kind, int dress_spine)
+{
+    sinew_model *m = NULL;
+    sinew_creature_truth truth;
+    sinew_error err;
+    assert_int_equal(sinew_creature_build(kind, NULL, &m, &truth, &err), SINEW_OK);
+    sinew_rig_options opt = {.dress_spine = dress_spine};
+    sinew_rig_report rep;
+    sinew_rig_plan plan;
+    assert_int_equal(sinew_rig_find_appendages(m, &opt, &rep, &err), SINEW_OK);
+    assert_int_equal(sinew_rig_build_chain(m, &opt, &rep, &plan, &err), SINEW_OK);
+    uint32_t chains = 0;
+    for (uint32_t p = 0; p < rep.piece_count; p++)
+        chains += rep.pieces[p].verdict == SINEW_RIG_VERDICT_CHAIN;
+    for (uint32_t tp = 1; tp < truth.piece_count; tp++) {
+        const sinew_creature_piece *cp = &truth.pieces[tp];
+        uint32_t share = 0, p = majority_piece(&rep, &truth, tp, &share);
+        sinew_rig_verdict got = p == UINT32_MAX ? SINEW_RIG_VERDICT_INVALID : rep.pieces[p].verdict;
+        fprintf(stderr, "  %-7s %-8s want %-14s got %-8s (%u/%u vertices) %s\n",
+                sinew_creature_kind_name(kind), cp->name, sinew_creature_verdict_name(cp->verdict),
+                sinew_rig_verdict_name(got), share, cp->vertex_count,
+                p == UINT32_MAX ? "" : rep.pieces[p].reason);
+        switch (cp->verdict) {
+        case SINEW_CREATURE_VERDICT_CHAIN:
+            assert_int_equal(got, SINEW_RIG_VERDICT_CHAIN);
+            break;
+        case SINEW_CREATURE_VERDICT_RIGID_ON_SPINE:
+            /* Not found at all would also leave it unchanged, but the rigger must see it. */
+            assert_int_equal(got,
+                             dress_spine ? SINEW_RIG_VERDICT_DRESSED : SINEW_RIG_VERDICT_SPINE);
+            break;
+        default:
+            assert_true(got != SINEW_RIG_VERDICT_CHAIN && got != SINEW_RIG_VERDICT_RIGID &&
+                        got != SINEW_RIG_VERDICT_DRESSED);
+        }
+    }
+    if (truth.tail_piece < 0) {
+        assert_int_equal(chains, 0);
+    } else {
+        assert_int_equal(chains, 1);
+        assert_int_equal(plan.chain_count, 1);
+        const uint32_t tp = (uint32_t)truth.tail_piece;
+        const uint32_t cp = plan.chains[0].piece;
+        const sinew_rig_piece *pc = &rep.pieces[cp];
+        uint32_t t = 0, f = 0, both = 0;
+        for (uint32_t v = 0; v < truth.vertex_count; v++) {
+            int is_t = truth.vertex_piece[v] == tp, is_f = rep.vertex_piece[v] == cp;
+            t += (uint32_t)is_t, f += (uint32_t)is_f, both += (uint32_t)(is_t && is_f);
+        }
+        double recall = (double)both / t, precision = f ? (double)both / f : 0;
+        long k = lroundf(pc->length / (0.1f * rep.scale));
+        k = k < 3 ? 3 : (k > 8 ? 8 : k);
+        fprintf(stderr,
+                "  %-7s tail: recall %.4f precision %.4f L %.3f (modelled %.3f) K %u H %.3f "
+                "distance %.3f -> %.3f (height %.3f, radius %.3f)\n",
+                sinew_creature_kind_name(kind), recall, precision, (double)pc->length,
+                (double)truth.tail_length, pc->segments, (double)rep.scale,
+                (double)pc->distance_before, (double)pc->distance_after, (double)truth.height,
+                (double)truth.pieces[tp].radius);
+        assert_true(recall >= 0.98);
+        assert_true(precision >= 0.98);
+        assert_int_equal(pc->segments, (uint32_t)k);
+        assert_true(fabsf(pc->length - truth.tail_length) <= 0.25f * truth.tail_length);
+        assert_true(pc->distance_before >= 0.25f * truth.height);
+        assert_true(pc->distance_after <= 1.5f * truth.pieces[tp].radius);
+        /* Only the tail's vertices change. */
+        for (uint32_t v = 0; v < truth.vertex_count; v++)
+            if (plan.changed[v]) assert_int_equal(rep.vertex_piece[v], cp);
+    }
+    sinew_rig_plan_free(&plan);
+    sinew_rig_report_free(&rep);
+    sinew_creature_truth_free(&truth);
+    sinew_model_free(m);
+}
+
+static void test_fox(void **s)
+{
+    (void)s, check_kind(SINEW_CREATURE_FOX, 0);
+}
+static void test_mouse(void **s)
+{
+    (void)s, check_kind(SINEW_CREATURE_MOUSE, 0);
+}
+static void test_lizard(void **s)
+{
+    (void)s, check_kind(SINEW_CREATURE_LIZARD, 0);
+}
+static void test_caped(void **s)
+{
+    (void)s, check_kind(SINEW_CREATURE_CAPED, 0);
+}
+static void test_skirt(void **s)
+{
+    (void)s, check_kind(SINEW_CREATURE_SKIRT, 0);
+}
+static void test_quiver(void **s)
+{
+    (void)s, check_kind(SINEW_CREATURE_QUIVER, 0);
+}
+static void test_quiver_dressed(void **s)
+{
+    (void)s, check_kind(SINEW_CREATURE_QUIVER, 1);
+}
+static void test_rabbit(void **s)
+{
+    (void)s, check_kind(SINEW_CREATURE_RABBIT, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fox),
+        cmocka_unit_test(test_mouse),
+        cmocka_unit_test(test_lizard),
+        cmocka_unit_test(test_caped),
+        cmocka_unit_test(test_skirt),
+        cmocka_unit_test(test_quiver),
+        cmocka_unit_test(test_quiver_dressed),
+        cmocka_unit_test(test_rabbit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
