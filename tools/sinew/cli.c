@@ -22,15 +22,19 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 int cli_exit_code(sinew_result r)
 {
     switch (r) {
-    case SINEW_OK: return CLI_EXIT_OK;
+    case SINEW_OK:
+        return CLI_EXIT_OK;
     case SINEW_ERR_IO:
     case SINEW_ERR_FORMAT:
     case SINEW_ERR_UNSUPPORTED:
     case SINEW_ERR_INVALID_VALUE:
-    case SINEW_ERR_NOT_FOUND: return CLI_EXIT_BAD_INPUT;
-    case SINEW_ERR_ARGUMENT: return CLI_EXIT_USAGE;
+    case SINEW_ERR_NOT_FOUND:
+        return CLI_EXIT_BAD_INPUT;
+    case SINEW_ERR_ARGUMENT:
+        return CLI_EXIT_USAGE;
     case SINEW_ERR_OUT_OF_MEMORY:
-    case SINEW_ERR_INTERNAL: return CLI_EXIT_INTERNAL;
+    case SINEW_ERR_INTERNAL:
+        return CLI_EXIT_INTERNAL;
     }
     return CLI_EXIT_INTERNAL;
 }
@@ -42,7 +46,10 @@ int cli_report(const char *command, const sinew_error *err)
     return cli_exit_code(err->code);
 }
 
-int cli_is_help(const char *arg) { return !strcmp(arg, "-h") || !strcmp(arg, "--help"); }
+int cli_is_help(const char *arg)
+{
+    return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
 
 int cli_parse_float(const char *text, float min, float max, float *out)
 {

@@ -9,11 +9,12 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "tail_cli.h"
 #include "sinew/document.h"
 #include "sinew/metrics.h"
 
 static const char *usage =
-    "usage: sinew stretch FILE [--clip NAME] [--samples N] [--json]\n"
+    "usage: sinew stretch FILE [--clip NAME] [--samples N] [--json | --compare]\n"
     "\n"
     "Edge stretch over a clip: for every mesh edge, the ratio of its skinned length to its bind\n"
     "length at N evenly spaced moments (default 24). Tail edges (both ends dominated by a joint\n"
@@ -22,7 +23,10 @@ static const char *usage =
     "\n"
     "  --clip NAME    one clip (default: every clip)\n"
     "  --samples N    moments per clip, 1..10000 (default 24)\n"
-    "  --json         print JSON instead of the table\n";
+    "  --json         print JSON instead of the table\n"
+    "  --compare      run the tail pipeline in memory and print seed 000's rows: the tail\n"
+    "                 edges of the original rig, of the tail rigid on the pelvis, of the\n"
+    "                 baked tail chain, and the body edges as reference\n";
 
 static int name_has_tail(const char *name)
 {
@@ -71,7 +75,7 @@ int cmd_stretch(int argc, char **argv)
 {
     const char *file = NULL, *clip_name = NULL;
     unsigned long samples = 24;
-    int json = 0;
+    int json = 0, compare = 0;
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) {
             fputs(usage, stdout);
@@ -86,6 +90,8 @@ int cmd_stretch(int argc, char **argv)
                     "stretch", "--samples wants a whole number from 1 to 10000, not '%s'", v);
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
+        } else if (!strcmp(argv[i], "--compare")) {
+            compare = 1;
         } else if (argv[i][0] == '-') {
             return cli_usage_error("stretch", "unknown option '%s'", argv[i]);
         } else if (!file) {
@@ -95,6 +101,7 @@ int cmd_stretch(int argc, char **argv)
         }
     }
     if (!file) return cli_usage_error("stretch", "no input file");
+    if (json && compare) return cli_usage_error("stretch", "--json and --compare do not mix");
 
     sinew_error err = {0};
     sinew_document *doc = NULL;
@@ -103,6 +110,18 @@ int cmd_stretch(int argc, char **argv)
         sinew_model_from_document(doc, NULL, &model, &err) != SINEW_OK) {
         sinew_document_free(doc);
         return cli_report("stretch", &err);
+    }
+    if (compare) {
+        int code = CLI_EXIT_OK;
+        if (sinew_model_find_clip(model, clip_name ? clip_name : "") < 0 && clip_name) {
+            sinew_error_set(&err, SINEW_ERR_NOT_FOUND, "%s: no clip named \"%s\"", file, clip_name);
+            code = cli_report("stretch", &err);
+        } else if (tail_cli_stretch_compare(doc, clip_name, (uint32_t)samples, &err) != SINEW_OK) {
+            code = cli_report("stretch", &err);
+        }
+        sinew_model_free(model);
+        sinew_document_free(doc);
+        return code;
     }
     int32_t only = -1;
     if (clip_name && (only = sinew_model_find_clip(model, clip_name)) < 0) {

@@ -12,7 +12,8 @@ static const cli_command commands[] = {
     {"stretch", "edge stretch of tail and body skin over clips (seed 000)", cmd_stretch},
     {"tail", "find a tail the rigger missed and give it a bone chain (seed 000)", cmd_tail},
     {"convert", "load, validate and rewrite a .glb/.gltf (the io round trip)", cmd_convert},
-    {"solve", "re-solve a clip onto another rig by fitting the skinned surface (seed 004)", cmd_solve},
+    {"solve", "re-solve a clip onto another rig by fitting the skinned surface (seed 004)",
+     cmd_solve},
     {"creature", "write a procedural test character and its ground truth", cmd_creature},
     {"version", "print the version", cmd_version},
 };
@@ -20,9 +21,10 @@ static const size_t command_count = sizeof commands / sizeof commands[0];
 
 static void print_help(FILE *out)
 {
-    fprintf(out, "sinew %s: make auto-rigged 3D characters move well\n\n"
-                 "usage: sinew COMMAND [options]   (sinew COMMAND --help for details)\n\n"
-                 "commands:\n",
+    fprintf(out,
+            "sinew %s: make auto-rigged 3D characters move well\n\n"
+            "usage: sinew COMMAND [options]   (sinew COMMAND --help for details)\n\n"
+            "commands:\n",
             SINEW_VERSION_STRING);
     for (size_t i = 0; i < command_count; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
