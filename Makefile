@@ -23,7 +23,7 @@ test-asan:
 test: test-fast test-asan
 
 demo: all
-	$(BUILD)/bin/sinew demo
+	$(BUILD)/bin/sinew demo --out $(BUILD)/demo
 
 bench: all
 	@for b in $(BUILD)/bin/bench_*; do echo "== $$b"; $$b; done

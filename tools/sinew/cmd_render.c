@@ -7,9 +7,9 @@
 #include "cli.h"
 #include "commands.h"
 #include "sinew/document.h"
-#include "sinew/render.h"
+#include "render_cli.h"
 
-#define MAX_PANELS 8
+#define MAX_PANELS RENDER_CLI_MAX_PANELS
 
 static const char *usage =
     "usage: sinew render FILE.glb [options] -o OUT.png\n"
@@ -28,17 +28,6 @@ static const char *usage =
     "  --heat             colour by the file's COLOR_0 (e.g. a 'sinew solve --heatmap' output)\n"
     "                     and draw the scale (blue 0 .. red 3% of the diagonal or more)\n"
     "  --labels a,b,c     panel titles (default: the file names)\n";
-
-typedef struct panel {
-    const char *file;
-    char label[128];
-    sinew_document *doc;
-    sinew_model *model;
-    sinew_vec3 *positions;
-    sinew_mat4 *world;
-    float *colors;
-    uint8_t *tail;
-} panel;
 
 typedef struct render_args {
     const char *files[MAX_PANELS];
@@ -139,76 +128,26 @@ static void panel_label(const render_args *a, int i, char *out, size_t size)
     snprintf(out, size, "%s", slash ? slash + 1 : a->files[i]);
 }
 
-static int tail_name(const char *name)
+/* Loads file i and poses it; on failure prints the error and returns its exit code. */
+static int load_panel(const render_args *a, int i, sinew_document **doc, sinew_model **model,
+                      render_panel *p, sinew_error *err)
 {
-    const char *t = strstr(name, "Tail");
-    return t != NULL || strstr(name, "tail") != NULL;
-}
-
-/* Loads one file and poses it at the clip and moment; fills the panel. */
-static int load_panel(const render_args *a, panel *p, sinew_error *err)
-{
-    if (sinew_document_load_file(p->file, NULL, &p->doc, err) != SINEW_OK ||
-        sinew_model_from_document(p->doc, NULL, &p->model, err) != SINEW_OK)
+    char label[128];
+    panel_label(a, i, label, sizeof label);
+    if (sinew_document_load_file(a->files[i], NULL, doc, err) != SINEW_OK ||
+        sinew_model_from_document(*doc, NULL, model, err) != SINEW_OK ||
+        render_cli_pose(p, *model, a->clip, a->has_time ? a->time : -1.0f, label, err) != SINEW_OK)
         return cli_report("render", err);
-    sinew_model *m = p->model;
-    int32_t clip = m->clip_count ? 0 : -1;
-    if (a->clip && (clip = sinew_model_find_clip(m, a->clip)) < 0) {
-        sinew_error_set(err, SINEW_ERR_NOT_FOUND, "%s: no clip named \"%s\"", p->file, a->clip);
-        return cli_report("render", err);
-    }
-    sinew_transform *pose = calloc(m->node_count + 1, sizeof *pose);
-    sinew_mat4 *skin = calloc(m->skin.joint_count + 1, sizeof *skin);
-    p->world = calloc(m->node_count + 1, sizeof *p->world);
-    p->positions = calloc(m->mesh.vertex_count + 1, sizeof *p->positions);
-    p->tail = calloc(m->mesh.vertex_count + 1, 1);
-    if (!pose || !skin || !p->world || !p->positions || !p->tail) {
-        free(pose);
-        free(skin);
-        sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
-        return cli_report("render", err);
-    }
-    if (clip >= 0) {
-        const sinew_clip *c = &m->clips[clip];
-        sinew_clip_sample(m, c, a->has_time ? a->time : 0.5f * c->duration, pose);
-    } else {
-        sinew_pose_file(m, pose);
-    }
-    sinew_pose_to_world(m, pose, p->world);
-    sinew_skin_matrices(m, p->world, skin);
-    sinew_skin_positions(m, skin, p->positions);
-    free(pose);
-    free(skin);
-    for (uint32_t v = 0; v < m->mesh.vertex_count; v++) {
-        uint16_t j = m->mesh.influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
-        p->tail[v] = (uint8_t)tail_name(m->nodes[m->skin.joints[j].node].name);
-    }
     if (a->heat) {
-        p->colors = calloc(3 * (size_t)m->mesh.vertex_count + 1, sizeof *p->colors);
+        p->colors = calloc(3 * (size_t)(*model)->mesh.vertex_count + 1, sizeof *p->colors);
         if (!p->colors) {
             sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
             return cli_report("render", err);
         }
-        if (sinew_document_read_colors(p->doc, m, p->colors, err) != SINEW_OK)
+        if (sinew_document_read_colors(*doc, *model, p->colors, err) != SINEW_OK)
             return cli_report("render", err);
     }
     return CLI_EXIT_OK;
-}
-
-static void draw_heat_legend(sinew_image *img)
-{
-    const int x0 = 16, y0 = (int)img->height - 40, w = 200, h = 12;
-    for (int x = 0; x < w; x++) {
-        float rgb[3];
-        sinew_render_heat_color((float)x / (float)(w - 1), rgb);
-        for (int y = 0; y < h; y++) {
-            uint8_t *px = &img->rgba[4 * ((size_t)(y0 + y) * img->width + (size_t)(x0 + x))];
-            for (int c = 0; c < 3; c++)
-                px[c] = (uint8_t)(rgb[c] * 255.0f);
-        }
-    }
-    sinew_render_text(img, x0, y0 + h + 4, "0", 1, 40, 40, 40);
-    sinew_render_text(img, x0 + w - 70, y0 + h + 4, ">= 3% diagonal", 1, 40, 40, 40);
 }
 
 int cmd_render(int argc, char **argv)
@@ -219,72 +158,25 @@ int cmd_render(int argc, char **argv)
     if (a.heat && a.width < 240)
         return cli_usage_error("render", "--heat needs a picture at least 240 wide");
 
-    panel panels[MAX_PANELS];
+    render_panel panels[MAX_PANELS];
+    sinew_document *docs[MAX_PANELS] = {0};
+    sinew_model *models[MAX_PANELS] = {0};
     memset(panels, 0, sizeof panels);
     sinew_error err = {0};
-    uint32_t total = 0;
-    for (int i = 0; i < a.file_count && code == CLI_EXIT_OK; i++) {
-        panels[i].file = a.files[i];
-        panel_label(&a, i, panels[i].label, sizeof panels[i].label);
-        code = load_panel(&a, &panels[i], &err);
-        if (code == CLI_EXIT_OK) total += panels[i].model->mesh.vertex_count;
-    }
-    sinew_image img = {(uint32_t)a.width, (uint32_t)a.height, NULL};
-    sinew_vec3 *all = NULL;
-    float *depth = NULL;
+    for (int i = 0; i < a.file_count && code == CLI_EXIT_OK; i++)
+        code = load_panel(&a, i, &docs[i], &models[i], &panels[i], &err);
     if (code == CLI_EXIT_OK) {
-        img.rgba = malloc((size_t)img.width * img.height * 4);
-        all = malloc(((size_t)total + 1) * sizeof *all);
-        depth = malloc((size_t)img.width * img.height * sizeof *depth);
-        if (!img.rgba || !all || !depth) {
-            sinew_error_set(&err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
-            code = cli_report("render", &err);
-        }
-    }
-    if (code == CLI_EXIT_OK) {
-        /* One camera for every panel: the union of the skinned points, so sizes compare. */
-        uint32_t n = 0;
-        for (int i = 0; i < a.file_count; i++) {
-            memcpy(&all[n], panels[i].positions, panels[i].model->mesh.vertex_count * sizeof *all);
-            n += panels[i].model->mesh.vertex_count;
-        }
-        const uint32_t panel_w = img.width / (uint32_t)a.file_count;
-        sinew_render_camera cam =
-            sinew_render_frame(a.view, all, n, (float)panel_w / (float)img.height);
-        sinew_render_clear(&img, 246, 244, 240);
-        for (int i = 0; i < a.file_count; i++) {
-            const sinew_model *m = panels[i].model;
-            sinew_render_scene scene = {m,
-                                        panels[i].positions,
-                                        panels[i].colors,
-                                        a.bones ? panels[i].world : NULL,
-                                        a.tail ? panels[i].tail : NULL,
-                                        1,
-                                        0.0f};
-            /* The floor: y = 0 when the character stands on it, else under its bind box. */
-            const sinew_size *ws = &m->world_size;
-            if (ws->min.y < -0.05f * ws->scale || ws->min.y > 0.05f * ws->scale)
-                scene.floor_y = ws->min.y;
-            sinew_viewport vp = {(uint32_t)i * panel_w, 0, panel_w, img.height};
-            sinew_render_draw(&img, vp, &cam, &scene, depth);
-            sinew_render_text(&img, (int)vp.x + 10, 10, panels[i].label, 2, 30, 30, 30);
-        }
-        if (a.heat) draw_heat_legend(&img);
-        if (sinew_render_write_png(&img, a.out, &err) != SINEW_OK)
+        render_style style = {a.view, (uint32_t)a.width, (uint32_t)a.height, a.bones, a.tail,
+                              a.heat, ">= 3% diagonal"};
+        if (render_cli_write(panels, a.file_count, &style, a.out, &err) != SINEW_OK)
             code = cli_report("render", &err);
         else
-            printf("wrote %s (%ux%u)\n", a.out, img.width, img.height);
+            printf("wrote %s (%lux%lu)\n", a.out, a.width, a.height);
     }
     for (int i = 0; i < a.file_count; i++) {
-        free(panels[i].positions);
-        free(panels[i].world);
-        free(panels[i].colors);
-        free(panels[i].tail);
-        sinew_model_free(panels[i].model);
-        sinew_document_free(panels[i].doc);
+        render_cli_panel_free(&panels[i]);
+        sinew_model_free(models[i]);
+        sinew_document_free(docs[i]);
     }
-    free(img.rgba);
-    free(all);
-    free(depth);
     return code;
 }

@@ -3,6 +3,7 @@
 #define SINEW_COMMANDS_H
 
 int cmd_version(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
 int cmd_creature(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
