@@ -148,6 +148,12 @@ int cmd_demo(int argc, char **argv)
         code = cli_report("demo", &err);
         goto done;
     }
+    if (chain.plan.chain_count == 0) { /* the generator's tail must be found: a sinew bug */
+        fprintf(stderr, "sinew demo: internal error: no tail found on the built-in %s\n",
+                kind_name);
+        code = CLI_EXIT_INTERNAL;
+        goto done;
+    }
     printf("== %s: %s\n", kind_name, sinew_creature_kind_summary(kind));
     tail_cli_print(in_dir(path, sizeof path, dir, kind_name, "template.glb"), model, &chain);
     char template_name[64], tail_name[64];
