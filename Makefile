@@ -26,7 +26,8 @@ demo: all
 	$(BUILD)/bin/sinew demo --out $(BUILD)/demo
 
 bench: all
-	@for b in $(BUILD)/bin/bench_*; do echo "== $$b"; $$b; done
+	@for b in $(BUILD)/bin/bench_*; do [ $$b = $(BUILD)/bin/bench_dyn ] || { echo "== $$b"; $$b; }; done
+	@echo "== bench/dyn/run.sh (sinew beside three-vrm)"; bench/dyn/run.sh $(BUILD)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

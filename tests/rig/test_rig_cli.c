@@ -49,10 +49,10 @@ static void test_cli(void **state)
     static char text[65536];
     const char *bin = test_sinew_bin();
     make_tmp();
-    /* Help says plainly that baking is not done here. */
+    /* Help documents the bake and its spring options. */
     assert_int_equal(test_run(text, sizeof text, "%s tail --help", bin), 0);
     assert_non_null(strstr(text, "--no-bake"));
-    assert_non_null(strstr(text, "NOT implemented"));
+    assert_non_null(strstr(text, "--frequency"));
     /* Usage errors: exit 2, a message naming the problem. */
     assert_int_equal(test_run(text, sizeof text, "%s tail", bin), 2);
     assert_non_null(strstr(text, "missing input"));
