@@ -9,24 +9,17 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../bench_util.h"
 #include "sinew/anim2d.h"
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return bench_seconds(CLOCK_MONOTONIC);
 }
 
 #define REPEATS 9
 
 static volatile float sink;
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(void)
 {
@@ -69,7 +62,7 @@ int main(void)
             runs[r] = (now_s() - t0) / frames * 1e9;
         }
         sink = pose.joints[SINEW_ANIM2D_JOINT_HEAD].x;
-        qsort(runs, REPEATS, sizeof runs[0], cmp_double);
+        bench_sort(runs, REPEATS);
         if (runs[0] > worst) worst = runs[0];
         printf("  %-28s %6.0f ns %6.0f ns\n",
                switching ? "switching every 10 frames" : motions[m].name, runs[0],

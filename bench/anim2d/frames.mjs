@@ -1,28 +1,20 @@
 // Frame times of the stickman page in headless Chromium over 5 s per mode (Spear Run, and the
 // lab's spear form), plus anim2d's build_pose in WebAssembly under V8 (Node). Prints per-frame
 // costs beside the anchors: 60 Hz = 16.7 ms per frame; build_pose < 2 us native (issue 6).
-// Usage: node bench/anim2d/frames.mjs   (builds web/dist first when missing)
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// Usage: node bench/anim2d/frames.mjs   (builds web/dist first when missing or stale)
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const web = join(root, 'web');
-if (!existsSync(join(web, 'dist', 'index.html')))
-  execFileSync('npm', ['--prefix', web, 'run', 'build'], { stdio: 'inherit' });
-const require = createRequire(join(web, 'package.json'));
-const { chromium } = require('playwright-core');
-const { serve } = await import(join(web, 'scripts', 'serve.mjs'));
+import { dist, ensureWebDist, launchContext, serveFolder } from '../../tests/tools/browser.mjs';
+
+ensureWebDist('index.html', 'frames');
 
 const q = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 // ---- wasm build_pose under V8 ----
 {
-  const assets = join(web, 'dist', 'assets');
+  const assets = join(dist, 'assets');
   const file = readdirSync(assets).find((f) => f.startsWith('anim2d') && f.endsWith('.wasm'));
   const { instance } = await WebAssembly.instantiate(readFileSync(join(assets, file)), {});
   const x = instance.exports;
@@ -49,15 +41,9 @@ const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
 // ---- the page in headless Chromium ----
-const { server, url } = await serve(join(web, 'dist'));
-const profile = mkdtempSync(join(tmpdir(), 'sinew-chromium-'));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1280, height: 800 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-    '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-});
+const { server, url } = await serveFolder(dist);
+const browser = await launchContext({ viewport: { width: 1280, height: 800 } });
+const { context } = browser;
 try {
   console.log('stickman page in headless Chromium (software canvas), 5 s per mode (anchor: 16.7 ms at 60 Hz):');
   for (const [label, query, click] of [['Spear Run', '', null], ['lab: spear form', '?mode=lab', 'form']]) {
@@ -90,7 +76,6 @@ try {
     await page.close();
   }
 } finally {
-  await context.close();
+  await browser.close();
   server.close();
-  rmSync(profile, { recursive: true, force: true });
 }

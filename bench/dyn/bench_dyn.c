@@ -10,15 +10,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench_util.h"
 #include "sinew/dyn.h"
 
 #define K 8
 
 static double now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); /* CPU time: the machine may be shared */
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return bench_seconds(CLOCK_PROCESS_CPUTIME_ID); /* CPU time: the machine may be shared */
 }
 
 static sinew_mat4 trs(sinew_vec3 t, sinew_quat q)

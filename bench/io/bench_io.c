@@ -19,26 +19,13 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../bench_util.h"
 #include "sinew/document.h"
 #include "sinew/model.h"
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return bench_seconds(CLOCK_MONOTONIC);
 }
 
 #define MAX_REPEAT 101
@@ -140,16 +127,17 @@ int main(int argc, char **argv)
 
     printf("bench_io: %s (%.3f MB, %u vertices, %u joints, %u clips), median of %d runs, 1 core\n",
            path, mb, nv, model->skin.joint_count, model->clip_count, repeat);
-    double load = median(load_ms, repeat), build = median(build_ms, repeat);
+    double load = bench_median(load_ms, (size_t)repeat),
+           build = bench_median(build_ms, (size_t)repeat);
     printf("  load          %9.3f ms/MB   (%.3f ms for the file)   (no anchor)\n", load / mb, load);
     printf("  model build   %9.3f ms/MB   (%.3f ms for the file)   (no anchor)\n", build / mb,
            build);
     printf("  load + build  %9.3f ms/MB   (%.3f ms for the file)   (no anchor)\n",
            (load + build) / mb, load + build);
     printf("  skinning LBS  %9.1f M vertices/s   (%d frames per run)   (no anchor)\n",
-           1e-6 * median(lbs_vps, repeat), frames);
+           1e-6 * bench_median(lbs_vps, (size_t)repeat), frames);
     printf("  full frame    %9.1f M vertices/s   (sample + world + matrices + LBS)   (no anchor)\n",
-           1e-6 * median(frame_vps, repeat));
+           1e-6 * bench_median(frame_vps, (size_t)repeat));
     printf("  (checksum %.3g)\n", checksum);
     free(out);
     free(skin);

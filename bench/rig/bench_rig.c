@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench_util.h"
 #include "sinew/creature.h"
 #include "sinew/document.h"
 #include "sinew/rig.h"
@@ -25,21 +26,7 @@
  * sharing the machine (wall time is printed too). */
 static double now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return bench_ms(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* Times the pipeline on `m`; returns 0 on success. */
@@ -71,9 +58,9 @@ static int bench_model(const char *label, const sinew_model *m, int repeat, cons
     printf("%s: %u vertices, %u triangles, %u joints -> %u chain(s), %u vertices re-weighted\n",
            label, m->mesh.vertex_count, m->mesh.triangle_count, m->skin.joint_count, chains,
            changed);
-    printf("  analysis  %8.2f ms\n", median(ta, repeat));
-    printf("  chain     %8.2f ms\n", median(tc, repeat));
-    printf("  pipeline  %8.2f ms per run   (%s)\n", median(tp, repeat), goal);
+    printf("  analysis  %8.2f ms\n", bench_median(ta, (size_t)repeat));
+    printf("  chain     %8.2f ms\n", bench_median(tc, (size_t)repeat));
+    printf("  pipeline  %8.2f ms per run   (%s)\n", bench_median(tp, (size_t)repeat), goal);
     free(ta), free(tc), free(tp);
     return 0;
 }
@@ -125,7 +112,7 @@ int main(int argc, char **argv)
             sinew_rig_report_free(&rep);
             sinew_document_free(d2);
         }
-        printf("  apply     %8.2f ms (document edit)\n", median(t, repeat));
+        printf("  apply     %8.2f ms (document edit)\n", bench_median(t, (size_t)repeat));
         free(t);
     }
     sinew_model_free(m);

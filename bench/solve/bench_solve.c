@@ -13,20 +13,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench_util.h"
 #include "solve/solve_internal.h"
 #include "solve_fixture.h"
 
 static double now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    return bench_ms(CLOCK_MONOTONIC);
 }
 
 static void run(const char *label, uint32_t rings, uint32_t sides, int reps, double anchor_dem,
@@ -93,9 +86,9 @@ static void run(const char *label, uint32_t rings, uint32_t sides, int reps, dou
         free(x);
         sinew_solver_free(s);
     }
-    qsort(total, reps, sizeof(double), cmp_double);
-    qsort(moments, reps, sizeof(double), cmp_double);
-    qsort(create, reps, sizeof(double), cmp_double);
+    bench_sort(total, (size_t)reps);
+    bench_sort(moments, (size_t)reps);
+    bench_sort(create, (size_t)reps);
     printf("(%s) %u vertices x %u frames x %u bones: %.2f ms per clip (fastest of %d; median %.2f; "
            "rig moments "
            "uuT %.2f ms, frame moments vuT %.2f ms, sweeps %.1f per frame); worst frame RMS "

@@ -6,7 +6,9 @@
  *   down to about the tail's own radius (17 cm).
  * - Edge stretch (seed 000, "Medindo o resultado"): for mesh edges, the ratio of skinned length
  *   to bind length at N evenly spaced moments of a clip; an edge beyond 1.5 or below 0.67 is
- *   torn. Tail edges are measured against body edges as the reference.
+ *   torn. "Bind length" is measured on the mesh skinned at the rest pose, in the same world
+ *   units as the posed mesh (an armature may scale bind space). Tail edges are measured against
+ * body edges as the reference.
  */
 #ifndef SINEW_METRICS_H
 #define SINEW_METRICS_H

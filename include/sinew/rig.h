@@ -6,16 +6,32 @@
  *                   with the topology, else topology and geometry alone), and "up".
  *   2. distance.c   distance of every vertex to the bind-space bone segments; far beyond
  *                   7% of the model's size.
- *   3. pieces.c     connected components of far skin over the position-welded face graph,
- *                   each piece's collar (near ring around it) and the piece's own shells.
+ *   3. pieces.c     connected components of far skin over the welded face graph, each
+ *                   piece's collar (the ring right outside it), the mesh's shells.
  *   4. classify.c   attach joint (nearest to the collar centre; a torso/thigh joint within
- *                   1.5x of the best wins), appendage test (centroid-to-skeleton distance
- *                   >= 40% of the piece's reach), elongation sqrt(l1/l2), merging of pieces
- *                   at one attachment whose boxes overlap by more than half, verdicts.
+ *                   1.5x of the best wins, never over the head), appendage test (centroid-to-
+ *                   skeleton distance >= 40% of the piece's reach), elongation sqrt(l1/l2),
+ *                   merging of pieces at one attachment whose boxes overlap by more than half
+ *                   (and of pieces of one separate shell), verdicts.
  *   5. chain.c      geodesic distance from the collar (Dijkstra on edge lengths), L = p99,
  *                   K = clamp(round(L / 0.1 H), 3, 8), joints at band centroids, two
  *                   smoothing passes, prev/self/next weights.
  *   6. apply.c      writes the chain into a sinew_model and into the glTF document.
+ *
+ * Where sinew goes beyond the seed (each measured on the shared models, see tests/rig):
+ *   - Welding joins positions closer than 0.03% of H, not only identical ones: material
+ *     groups are split with hairline gaps (the Quaternius fox's tail tip floats 0.02% of H off
+ *     the rest of its tail, which made it a second, collar-less piece).
+ *   - A tail that continues the body's surface (one welded mesh and a thick quadruped torso:
+ *     the Khronos fox) joins the far skin of the haunches into one piece that fails the
+ *     appendage test. Such pieces at the torso reaching 3x the far threshold are split into
+ *     lobes by a watershed on the distance field (persistence 10% of the threshold); a lobe
+ *     that becomes a chain is kept, and in its first segment skin under 1.4x the threshold
+ *     (the rump ring around the tail's root) is given back to the body.
+ *   - A chain piece also owns the near vertices of its own separate shell(s) (a tail modelled
+ *     as its own shell sunk into the body: its root rings) and the one ring right outside it
+ *     whose vertices are mostly surrounded by it and nearer the new chain than any bone (the
+ *     far threshold cuts a slanted tail root in two).
  *
  * The size H. Seed 000 measures thresholds against the height of its upright 1.91 m fox. sinew
  * uses sinew_model.size.scale = max(height, longest horizontal extent) of the bind-space mesh
@@ -68,8 +84,8 @@ typedef struct sinew_rig_landmarks {
     int32_t spine[SINEW_RIG_MAX_SPINE]; /* pelvis (excluded) .. head (excluded), in order */
     sinew_vec3 up;      /* unit world +Y expressed in bind space (from the skeleton root's
                            scene-graph transform; +Y when that is unusable) */
-    int pelvis_by_name; /* 1 when a name (hips, hip, pelvis) broke a topological tie or
-                           decided alone because no joint has two legs */
+    int pelvis_by_name; /* 1 when no joint has two legs and a name (hips, hip, pelvis)
+                           decided; on a tie between two-legged joints a name wins too */
 } sinew_rig_landmarks;
 
 /* Finds pelvis, spine, thighs and head. `regions` (optional, joint_count bytes) receives a
@@ -97,6 +113,14 @@ typedef struct sinew_rig_options {
     float attach_preference; /* torso/thigh joint wins within this factor of the nearest
                                 joint's distance; default: 1.5 (seed) */
     float segment_fraction;  /* K = round(L / (this * H)); default: 0.1 (seed) */
+    /* Width of the zone around each chain joint where neighbouring bones share skin, as a
+     * fraction of a segment: w_prev = clamp(0.5 - f/w, 0, 0.5), w_next = clamp((f - 1 +
+     * w/2)/w, 0, 0.5). 0.5 is the seed's formula (a quarter segment each side: 0.5 - 2f and
+     * 2f - 1.5); the default 1 shares skin across the whole segment, because with the seed's
+     * quarter the inner side of a bend collapses below 0.67 of its length once the carried
+     * rest arc bends each joint 12-20 degrees (procedural fox Sprint: 347 torn edge samples
+     * with 0.5, none with 1; see tests/motion). Range (0, 1]. */
+    float blend_width;
 } sinew_rig_options;
 
 typedef enum sinew_rig_verdict {
@@ -152,8 +176,8 @@ typedef struct sinew_rig_report {
     sinew_rig_piece *pieces;
     uint32_t vertex_count;
     /* Per vertex: the piece it belongs to (after merging), or UINT32_MAX. A piece owns its far
-     * vertices and, when it is a chain/rigid piece modelled as its own shell(s), the near
-     * vertices of those shells too (a tail's root ring would otherwise keep the shin). */
+     * vertices and, for chain/rigid pieces, the near vertices of its own separate shell(s)
+     * and of its root ring (see above; a tail's root would otherwise keep the shin). */
     uint32_t *vertex_piece;
     float *vertex_distance; /* per vertex: distance to the skeleton, file units */
     sinew_allocator allocator;

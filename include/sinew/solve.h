@@ -61,7 +61,7 @@ typedef struct sinew_solve_options {
     float progress_tolerance; /* stop when a sweep lowers the RMS error by less than this
                                  fraction of the diagonal; default: 1e-9 */
     float error_tolerance;    /* stop when the RMS error is below this fraction of the
-                                 diagonal; default: 1e-6 */
+                                 diagonal; default: 1e-7 */
     int rotation_only;        /* 1: keep rest joint translations (bone lengths); default 0 */
     uint32_t max_vertices;    /* constraints subsampled evenly to at most this many target
                                  vertices (quality is still measured on all); default: 0 = all */

@@ -24,22 +24,15 @@ static float angle_between(sinew_quat a, sinew_quat b)
     return 2.0f * atan2f(v, fabsf(d.w));
 }
 
-static int is_chain_node(const sinew_dyn_rig *rig, int32_t node)
-{
-    for (uint32_t i = 0; i < sinew_dyn_rig_joint_count(rig); i++)
-        if (sinew_dyn_rig_joint_node(rig, i) == node) return 1;
-    return 0;
-}
-
-/* A clip loops when every node outside the chain has the same local TRS at 0 and at the end. */
+/* A clip loops when the chain's parent and its ancestors (all the runtime reads) have the same
+ * local TRS at 0 and at the end; a foot that does not loop cannot open a seam in the tail. */
 static int clip_loops(const sinew_model *model, const sinew_dyn_rig *rig, const sinew_clip *clip,
                       sinew_transform *a, sinew_transform *b)
 {
     sinew_clip_sample(model, clip, 0.0f, a);
     sinew_clip_sample(model, clip, clip->duration, b);
     const float tol = LOOP_TRANSLATION_TOLERANCE * model->world_size.scale;
-    for (uint32_t i = 0; i < model->node_count; i++) {
-        if (is_chain_node(rig, (int32_t)i)) continue;
+    for (int32_t i = sinew_dyn_rig_parent_node(rig); i >= 0; i = model->nodes[i].parent) {
         if (sinew_vec3_distance(a[i].translation, b[i].translation) > tol ||
             sinew_vec3_distance(a[i].scale, b[i].scale) > 1e-3f ||
             degrees(angle_between(a[i].rotation, b[i].rotation)) > LOOP_ROTATION_TOLERANCE)

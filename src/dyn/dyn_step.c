@@ -256,11 +256,18 @@ static void substep(const step_ctx *cx, const dyn_frame *f, float h, sinew_quat 
         /* Velocity: the rope drops its radial part (the correction is never fed back). */
         sinew_vec3 vi = sinew_vec3_madd(v[i], dfin, -sinew_vec3_dot(v[i], dfin));
         if ((limited || alpha > 0.0f) && !contact) {
-            /* the push toward where the particle wanted to be, across the rope */
+            /* The push toward where the particle wanted to be, across the rope. Against the
+             * bend limit it all goes (seed 000). Against coupling only what would undo this
+             * substep's correction goes: removing more makes the chain stick like dry
+             * friction, with no single cycle for a looping clip to settle on. */
             sinew_vec3 w = sinew_vec3_madd(dc, dfin, -sinew_vec3_dot(dc, dfin));
-            float ww = sinew_vec3_dot(w, w);
-            float into = sinew_vec3_dot(vi, w);
-            if (ww > 1e-18f && into > 0.0f) vi = sinew_vec3_madd(vi, w, -into / ww);
+            float wl = sqrtf(sinew_vec3_dot(w, w));
+            if (wl > 1e-9f) {
+                sinew_vec3 wu = sinew_vec3_scale(w, 1.0f / wl);
+                float into = sinew_vec3_dot(vi, wu);
+                if (!limited) into = fminf(into, len * wl / h);
+                if (into > 0.0f) vi = sinew_vec3_madd(vi, wu, -into);
+            }
         }
         if (plane_hit) {
             float into = sinew_vec3_dot(vi, fwd);

@@ -120,12 +120,19 @@ sinew_result sinew_metrics_stretch(const sinew_model *model, const sinew_clip *c
     sinew_mat4 *world = sinew_alloc(a, model->node_count, sizeof *world);
     sinew_mat4 *skin = sinew_alloc(a, model->skin.joint_count, sizeof *skin);
     sinew_vec3 *pos = sinew_alloc(a, model->mesh.vertex_count, sizeof *pos);
+    sinew_vec3 *rest = sinew_alloc(a, model->mesh.vertex_count, sizeof *rest);
     float *sel = sinew_alloc(a, total, sizeof *sel), *oth = sinew_alloc(a, total, sizeof *oth);
     size_t nsel = 0, noth = 0;
-    if (!pose || !world || !skin || !pos || !sel || !oth) {
+    if (!pose || !world || !skin || !pos || !rest || !sel || !oth) {
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "edge stretch: out of memory");
         goto done;
     }
+    /* Lengths are compared with the mesh skinned at the rest pose, in the same world units as
+     * the posed mesh: an armature may scale bind space (the Quaternius T-Rex by 100). */
+    sinew_pose_rest(model, pose);
+    sinew_pose_to_world(model, pose, world);
+    sinew_skin_matrices(model, world, skin);
+    sinew_skin_positions(model, skin, rest);
     for (uint32_t k = 0; k < samples; k++) {
         float t = clip->duration * (float)k / (float)samples;
         sinew_clip_sample(model, clip, t, pose);
@@ -134,9 +141,9 @@ sinew_result sinew_metrics_stretch(const sinew_model *model, const sinew_clip *c
         sinew_skin_positions(model, skin, pos);
         for (uint32_t e = 0; e < edge_count; e++) {
             uint32_t u = edges[2 * e], v = edges[2 * e + 1];
-            float bind = sinew_vec3_distance(model->mesh.positions[u], model->mesh.positions[v]);
-            if (!(bind > 0)) continue;
-            float ratio = sinew_vec3_distance(pos[u], pos[v]) / bind;
+            float rest_length = sinew_vec3_distance(rest[u], rest[v]);
+            if (!(rest_length > 0)) continue;
+            float ratio = sinew_vec3_distance(pos[u], pos[v]) / rest_length;
             int su = selected ? selected[u] != 0 : 0, sv = selected ? selected[v] != 0 : 0;
             if (su && sv)
                 sel[nsel++] = ratio;
@@ -152,6 +159,7 @@ done:
     sinew_free(a, world);
     sinew_free(a, skin);
     sinew_free(a, pos);
+    sinew_free(a, rest);
     sinew_free(a, sel);
     sinew_free(a, oth);
     return r;

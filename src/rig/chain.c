@@ -7,8 +7,9 @@
  *            two passes of J_i <- J_i/2 + (J_{i-1} + J_{i+1})/4 (interior joints).
  *   bones    Tail_1..Tail_K + unweighted Tail_End, under the pelvis, each sharing the pelvis's
  *            bind rotation so each is a pure translation in its parent.
- *   weights  s = K g / L, k = floor(s), f = s - k: w_prev = clamp(0.5 - 2f, 0, 0.5),
- *            w_next = clamp(2f - 1.5, 0, 0.5), w_self = 1 - w_prev - w_next; bone k+1 owns
+ *   weights  s = K g / L, k = floor(s), f = s - k: w_prev = clamp(0.5 - f/w, 0, 0.5),
+ *            w_next = clamp((f - 1 + w/2)/w, 0, 0.5), w_self = 1 - w_prev - w_next, with the
+ *            blend width w (the seed's w = 0.5 gives 0.5 - 2f and 2f - 1.5); bone k+1 owns
  *            segment k, and the root segment's prev is the pelvis. */
 #include "rig_internal.h"
 
@@ -296,6 +297,12 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
         goto fail;
     }
+    if ((size_t)nj + (size_t)nchains * (SINEW_RIG_MAX_SEGMENTS + 1) > 65536) {
+        r = sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
+                            "tail: %u joints leave no room for a chain in 16-bit joint indices",
+                            nj);
+        goto fail;
+    }
     if (pelvis < 0 && nchains) {
         r = sinew_error_set(err, SINEW_ERR_INTERNAL, "tail: no pelvis joint for the chain");
         goto fail;
@@ -330,7 +337,7 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
         if ((r = rig_chain_geometry(a, m, rep, p, opt.segment_fraction, verts, count,
                                     rig_piece_is_split(a, rep, p), g, &geo, err)) != SINEW_OK)
             goto fail;
-        const float L = geo.L;
+        const float L = geo.L, blend = opt.blend_width;
         pc->length = L;
         if (rigid) {
             for (uint32_t i = 0; i < count; i++) {
@@ -383,7 +390,8 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
             float f = clampf(s - (float)k, 0, 2);
             uint32_t jj[3];
             float ww[3];
-            float wp = clampf(0.5f - 2 * f, 0, 0.5f), wn = clampf(2 * f - 1.5f, 0, 0.5f);
+            float wp = clampf(0.5f - f / blend, 0, 0.5f);
+            float wn = clampf((f - 1 + 0.5f * blend) / blend, 0, 0.5f);
             jj[0] = next_joint + k;
             jj[1] = k == 0 ? (uint32_t)pelvis : next_joint + k - 1;
             jj[2] = k + 1 < K ? next_joint + k + 1 : next_joint + k; /* Tail_End is unweighted */

@@ -54,6 +54,7 @@ sinew_rig_options rig_options_resolve(const sinew_rig_options *options)
     if (!(o.min_elongation > 0)) o.min_elongation = 1.6f;
     if (!(o.attach_preference > 0)) o.attach_preference = 1.5f;
     if (!(o.segment_fraction > 0)) o.segment_fraction = 0.1f;
+    if (!(o.blend_width > 0) || o.blend_width > 1) o.blend_width = 1.0f;
     return o;
 }
 
@@ -355,7 +356,7 @@ sinew_result rig_classify(sinew_rig_analysis *a, const sinew_model *m, const sin
         sinew_rig_verdict v;
         char *why = pc->reason;
         const size_t wn = sizeof pc->reason;
-        if (gs[p].n < 4) {
+        if (gs[p].n < 16) { /* a few stray positions (a strip's unboned end) are no appendage */
             v = SINEW_RIG_VERDICT_BODY;
             snprintf(why, wn, "too small to measure (%u positions): left unchanged",
                      (unsigned)gs[p].n);

@@ -184,7 +184,6 @@ static const double identity_rot[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 
 static void sweep_hierarchical(sinew_solver *s)
 {
-    const sinew_model *rig = s->rig;
     for (uint32_t n = 0; n < s->node_count; n++) {
         const int32_t j = s->node_joint[n];
         if (j < 0 || s->kind[j] == SOLVE_JOINT_EMPTY) {
@@ -224,7 +223,6 @@ static void sweep_hierarchical(sinew_solver *s)
         }
         apply_motion(s, (uint32_t)j, &D);
         solve_affine_mul(&s->cur[j], &s->bind[j], &s->world[n]);
-        (void)rig;
     }
 }
 

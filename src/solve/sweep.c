@@ -10,7 +10,7 @@
 
 #define DEFAULT_MAX_SWEEPS 100u
 #define DEFAULT_PROGRESS 1e-9f
-#define DEFAULT_ERROR 1e-6f
+#define DEFAULT_ERROR 1e-7f
 #define FIRST_FRAME_FACTOR 4u
 
 void solve_fit_free(const double A[12], const double U[16], double sigma, const solve_affine *prev,

@@ -2,68 +2,30 @@
 // jump and thrust change the pose (read back through the wasm API), lab mode switches
 // motions, reduced motion starts paused, pausing off-screen; a screenshot of each mode goes to
 // <build>/artifacts/. Builds web/dist first when it is missing or older than its sources.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const web = join(root, 'web');
-const dist = join(web, 'dist');
+import { dist, ensureWebDist, launchBrowser, launchContext, pageErrors, playwright, root, serveFolder } from '../tools/browser.mjs';
+
 const artifacts = join(process.env.SINEW_BUILD || join(root, 'build'), 'artifacts');
-
-// ---- build web/dist when missing or stale ----
-function newest(path) {
-  const st = statSync(path);
-  if (!st.isDirectory()) return st.mtimeMs;
-  let t = 0;
-  for (const f of readdirSync(path)) if (f !== 'node_modules' && f !== 'dist' && f !== 'generated') t = Math.max(t, newest(join(path, f)));
-  return t;
-}
-const sources = [join(web, 'src'), join(web, 'wasm'), join(web, 'scripts'), join(web, 'index.html'),
-  join(web, 'vite.config.js'), join(web, 'package.json'), join(root, 'src', 'anim2d'),
-  join(root, 'include', 'sinew', 'anim2d.h')].filter(existsSync);
-const builtAt = existsSync(join(dist, 'index.html')) ? statSync(join(dist, 'index.html')).mtimeMs : 0;
-if (!builtAt || sources.some((s) => newest(s) > builtAt)) {
-  if (!existsSync(join(web, 'node_modules', 'vite'))) {
-    console.log('browser: npm --prefix web ci');
-    execFileSync('npm', ['--prefix', web, 'ci', '--no-audit', '--no-fund'], { stdio: 'inherit' });
-  }
-  console.log('browser: web/dist is missing or stale: npm --prefix web run build');
-  execFileSync('npm', ['--prefix', web, 'run', 'build'], { stdio: 'inherit' });
-}
-
-const require = createRequire(join(web, 'package.json'));
-const { chromium } = require('playwright-core');
-const { serve } = await import(join(web, 'scripts', 'serve.mjs'));
+ensureWebDist('index.html', 'browser');
 
 let failures = 0;
+const t0 = Date.now();
 function check(ok, what, detail = '') {
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${detail ? `: ${detail}` : ''}`);
+  const at = ((Date.now() - t0) / 1000).toFixed(1).padStart(5);
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${at}s ${what}${detail ? `: ${detail}` : ''}`);
   if (!ok) failures++;
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const { server, url } = await serve(dist);
-const profile = mkdtempSync(join(tmpdir(), 'sinew-chromium-'));
+const { server, url } = await serveFolder(dist);
 mkdirSync(artifacts, { recursive: true });
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  viewport: { width: 1100, height: 760 },
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-    '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-});
+const browser = await launchContext({ viewport: { width: 1100, height: 760 } });
+const { context } = browser;
 
 // Every page of the test reports console errors and uncaught exceptions here.
-const errors = [];
-function watch(page, label) {
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`${label}: console: ${m.text()}`); });
-  page.on('pageerror', (e) => errors.push(`${label}: pageerror: ${e.message}`));
-  page.on('requestfailed', (r) => errors.push(`${label}: request failed: ${r.url()}`));
-}
+const { errors, watch } = pageErrors();
 async function open(page, query = '') {
   await page.goto(`${url}index.html${query}`, { waitUntil: 'load' });
   await page.waitForFunction(() => window.stickman && window.stickman.ready, null, { timeout: 15000 });
@@ -230,14 +192,9 @@ try {
   check((await still.evaluate(() => window.stickman.frames)) > 5, 'Play starts it');
   await still.close();
   // ---- a phone: touch buttons, a stage wider than tall ----
-  const phone = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true, // playwright gives this browser its own fresh profile
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
-  });
+  const phone = await launchBrowser();
   try {
-    const { devices } = require('playwright-core');
+    const { devices } = playwright;
     const pctx = await phone.newContext({ ...devices['Pixel 5'] });
     const pp = await pctx.newPage();
     watch(pp, 'phone');
@@ -261,9 +218,8 @@ try {
 } catch (e) {
   check(false, 'browser test ran to the end', e.stack || String(e));
 } finally {
-  await context.close();
+  await browser.close();
   server.close();
-  rmSync(profile, { recursive: true, force: true });
 }
 check(errors.length === 0, 'no console errors', errors.join(' | '));
 console.log(`browser: screenshots in ${artifacts}`);

@@ -189,27 +189,34 @@ static void b_free(void *user, void *ptr)
 static void test_out_of_memory(void **state)
 {
     (void)state;
-    /* Fail at every allocation in turn: always a clean error, never a leak. */
-    int failures = 0;
-    for (int budget = 0; budget < 400; budget += 7) {
-        budget_alloc ba = {budget, 0};
-        sinew_allocator a = {b_alloc, b_realloc, b_free, &ba};
-        sinew_creature_options opt = {.allocator = &a};
-        sinew_model *m = NULL;
-        sinew_creature_truth t;
-        sinew_error err = {0};
-        sinew_result r = sinew_creature_build(SINEW_CREATURE_LIZARD, &opt, &m, &t, &err);
-        if (r == SINEW_OK) {
-            sinew_model_free(m);
-            sinew_creature_truth_free(&t);
-        } else {
-            assert_int_equal(r, SINEW_ERR_OUT_OF_MEMORY);
-            assert_null(m);
-            failures++;
+    /* Fail at allocation after allocation: always a clean error, never a leak. */
+    const struct {
+        sinew_creature_kind kind;
+        int step;
+    } runs[] = {{SINEW_CREATURE_LIZARD, 7}, {SINEW_CREATURE_FOX, 23}};
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        int failures = 0;
+        for (int budget = 0; budget < 400; budget += runs[k].step) {
+            budget_alloc ba = {budget, 0};
+            sinew_allocator a = {b_alloc, b_realloc, b_free, &ba};
+            sinew_creature_options opt = {.allocator = &a};
+            sinew_model *m = NULL;
+            sinew_creature_truth t;
+            sinew_error err = {0};
+            sinew_result r = sinew_creature_build(runs[k].kind, &opt, &m, &t, &err);
+            if (r == SINEW_OK) {
+                sinew_model_free(m);
+                sinew_creature_truth_free(&t);
+            } else {
+                assert_int_equal(r, SINEW_ERR_OUT_OF_MEMORY);
+                assert_null(m);
+                assert_null(t.vertex_piece);
+                failures++;
+            }
+            assert_int_equal(ba.live, 0);
         }
-        assert_int_equal(ba.live, 0);
+        assert_true(failures > 10);
     }
-    assert_true(failures > 10);
 }
 
 static void assert_same_model(const sinew_model *a, const sinew_model *b)

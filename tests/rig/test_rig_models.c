@@ -171,9 +171,84 @@ static void test_notail_models(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Pelvis, head and thighs on the shared skeletons: Khronos names, Quaternius names (whose
+ * "Hips" is the upper torso on the dinosaurs), and CesiumMan's unnamed joints. */
+static void test_landmarks(void **state)
+{
+    (void)state;
+    const char *dir = test_models_dir();
+    if (!dir) skip();
+    static const struct {
+        const char *file, *pelvis, *head;
+    } cases[] = {
+        {"Fox.glb", "b_Hip_01", "b_Head_05"},
+        {"notail/Fox.glb", "b_Hip_01", "b_Head_05"},
+        {"quaternius_Fox.glb", "Back", "Head"},
+        {"quaternius_TRex.glb", "Body", "Head"},
+        {"notail/quaternius_Velociraptor.glb", "Body", "Head"},
+        {"CesiumMan.glb", NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[8800];
+        snprintf(path, sizeof path, "%s/%s", dir, cases[i].file);
+        sinew_model *m = load(path, NULL);
+        assert_non_null(m);
+        sinew_rig_landmarks lm;
+        assert_int_equal(sinew_rig_find_landmarks(m, &lm, NULL, NULL), SINEW_OK);
+        const char *pelvis = m->nodes[m->skin.joints[lm.pelvis].node].name;
+        const char *head = lm.head >= 0 ? m->nodes[m->skin.joints[lm.head].node].name : "-";
+        fprintf(stderr, "  %-36s pelvis %-10s head %-10s thighs %s %s spine %u\n", cases[i].file,
+                pelvis, head, m->nodes[m->skin.joints[lm.thigh[0]].node].name,
+                m->nodes[m->skin.joints[lm.thigh[1]].node].name, lm.spine_count);
+        assert_true(lm.thigh[0] >= 0 && lm.thigh[1] >= 0 && lm.thigh[0] != lm.thigh[1]);
+        assert_true(lm.head >= 0);
+        assert_true(lm.spine_count >= 1);
+        if (cases[i].pelvis) {
+            assert_string_equal(pelvis, cases[i].pelvis);
+            assert_string_equal(head, cases[i].head);
+        } else {
+            /* Unnamed: the pelvis is the joint both legs hang from, the head is above it. */
+            sinew_vec3 pp = sinew_mat4_translation(&m->skin.joints[lm.pelvis].bind);
+            sinew_vec3 hp = sinew_mat4_translation(&m->skin.joints[lm.head].bind);
+            assert_true(sinew_vec3_dot(sinew_vec3_sub(hp, pp), lm.up) > 0);
+        }
+        sinew_model_free(m);
+    }
+}
+
+/* Models whose tails already have bones, or that have no tail: no chain is built. */
+static void test_nothing_to_do(void **state)
+{
+    (void)state;
+    const char *dir = test_models_dir();
+    if (!dir) skip();
+    const char *files[] = {
+        "Fox.glb",       "quaternius_Fox.glb", "quaternius_TRex.glb", "quaternius_Velociraptor.glb",
+        "CesiumMan.glb", "RiggedSimple.glb",   "SimpleSkin.gltf",     "RobotExpressive.glb"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[8800];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        sinew_model *m = load(path, NULL);
+        assert_non_null(m);
+        sinew_rig_report rep;
+        sinew_rig_plan plan;
+        assert_int_equal(sinew_rig_find_appendages(m, NULL, &rep, NULL), SINEW_OK);
+        assert_int_equal(sinew_rig_build_chain(m, NULL, &rep, &plan, NULL), SINEW_OK);
+        fprintf(stderr, "  %-28s %u far pieces, %u chains, %u vertices changed\n", files[i],
+                rep.piece_count, plan.chain_count, plan.changed_count);
+        assert_int_equal(plan.chain_count, 0);
+        assert_int_equal(plan.changed_count, 0);
+        sinew_rig_plan_free(&plan);
+        sinew_rig_report_free(&rep);
+        sinew_model_free(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_landmarks),
+        cmocka_unit_test(test_nothing_to_do),
         cmocka_unit_test(test_notail_models),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,8 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import * as THREE from 'three';
-import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+
+import { parseThree } from '../tools/three_gltf.mjs';
 
 const require = createRequire(import.meta.url);
 const validator = require('gltf-validator');
@@ -26,47 +27,9 @@ if (!fs.existsSync(source) || !fs.existsSync(template)) {
   process.exit(77);
 }
 
-// GLB with images, textures and material references dropped (no DOM in Node).
-function strippedGlb(file) {
-  const bytes = fs.readFileSync(file);
-  let json = null;
-  let binChunk = Buffer.alloc(0);
-  for (let off = 12; off + 8 <= bytes.length;) {
-    const len = bytes.readUInt32LE(off);
-    const type = bytes.readUInt32LE(off + 4);
-    const body = bytes.subarray(off + 8, off + 8 + len);
-    if (type === 0x4e4f534a) json = JSON.parse(body.toString('utf8'));
-    else if (type === 0x004e4942) binChunk = body;
-    off += 8 + len;
-  }
-  delete json.images;
-  delete json.textures;
-  delete json.samplers;
-  if (json.materials) json.materials = json.materials.map((m) => ({ name: m.name }));
-  let text = Buffer.from(JSON.stringify(json), 'utf8');
-  text = Buffer.concat([text, Buffer.alloc((4 - (text.length % 4)) % 4, 0x20)]);
-  const total = 12 + 8 + text.length + 8 + binChunk.length;
-  const out = Buffer.alloc(total);
-  out.writeUInt32LE(0x46546c67, 0);
-  out.writeUInt32LE(2, 4);
-  out.writeUInt32LE(total, 8);
-  out.writeUInt32LE(text.length, 12);
-  out.writeUInt32LE(0x4e4f534a, 16);
-  text.copy(out, 20);
-  out.writeUInt32LE(binChunk.length, 20 + text.length);
-  out.writeUInt32LE(0x004e4942, 24 + text.length);
-  binChunk.copy(out, 28 + text.length);
-  return out.buffer.slice(out.byteOffset, out.byteOffset + out.length);
-}
-
-function load(file) {
-  return new Promise((resolve, reject) =>
-    new GLTFLoader().parse(strippedGlb(file), '', resolve, (e) => reject(e instanceof Error ? e : new Error(String(e)))));
-}
-
 // World positions of every skinned vertex of `file` playing `clipName` at each time.
 async function play(file, clipName, times) {
-  const gltf = await load(file);
+  const gltf = await parseThree(file);
   const meshes = [];
   gltf.scene.traverse((o) => { if (o.isSkinnedMesh) meshes.push(o); });
   const clip = gltf.animations.find((a) => a.name === clipName);

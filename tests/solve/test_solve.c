@@ -331,8 +331,6 @@ static void test_degenerate_bone(void **state)
         if (f > 0) {
             const float sa = sinew_quat_angle(sinew_quat_mul(sinew_quat_conjugate(prev_art), qa));
             const float ss = sinew_quat_angle(sinew_quat_mul(sinew_quat_conjugate(prev_sol), qs));
-            fprintf(stderr, "ear step %u: artist %.3f solved %.3f rad\n", f, (double)sa,
-                    (double)ss);
             assert_true(ss <= sa + 0.05f);
         }
         prev_art = qa;

@@ -11,9 +11,19 @@
 
 #include "solve_fixture.h" /* fixture_shuffle */
 
-static const char *models[] = {
-    "Fox.glb",          "quaternius_Fox.glb", "quaternius_TRex.glb", "quaternius_Velociraptor.glb",
-    "RiggedSimple.glb", "SimpleSkin.gltf",    "CesiumMan.glb",       "RobotExpressive.glb"};
+static const char *models[] = {"Fox.glb",
+                               "quaternius_Fox.glb",
+                               "quaternius_TRex.glb",
+                               "quaternius_Velociraptor.glb",
+                               "RiggedSimple.glb",
+                               "SimpleSkin.gltf",
+                               "CesiumMan.glb",
+                               "RobotExpressive.glb",
+                               "notail/Fox.glb",
+                               "notail/Fox_parent.glb",
+                               "notail/quaternius_Fox.glb",
+                               "notail/quaternius_TRex.glb",
+                               "notail/quaternius_Velociraptor.glb"};
 
 static int load(const char *dir, const char *file, sinew_document **doc, sinew_model **model)
 {

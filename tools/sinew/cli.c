@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
@@ -81,4 +83,82 @@ const char *cli_option_value(const char *command, int argc, char **argv, int *i)
     }
     *i += 1;
     return argv[*i];
+}
+
+int cli_write_text_atomic(const char *path, const char *text)
+{
+    size_t n = strlen(path) + 16;
+    char *tmp = malloc(n);
+    if (!tmp) return 0;
+    snprintf(tmp, n, "%s.tmpXXXXXX", path); /* beside path: rename stays on one file system */
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        free(tmp);
+        return 0;
+    }
+    fchmod(fd, 0644); /* mkstemp makes it private; the outputs are ordinary files */
+    FILE *f = fdopen(fd, "wb");
+    int ok = f && fputs(text, f) >= 0;
+    if (f)
+        ok = (fclose(f) == 0) && ok;
+    else
+        close(fd);
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        ok = 0;
+    }
+    free(tmp);
+    return ok;
+}
+
+/* A string or number as cJSON prints it (escaping, shortest exact number); 0 on failure. */
+static int json_leaf(FILE *f, const cJSON *item)
+{
+    char *text = cJSON_PrintUnformatted(item);
+    if (!text) return 0;
+    fputs(text, f);
+    cJSON_free(text);
+    return 1;
+}
+
+/* `item` at `depth`: containers break over lines at depth 0, and arrays of objects at depth 1;
+ * `indent` is the current line's indentation. */
+static int json_write(FILE *f, const cJSON *item, int depth, int indent)
+{
+    int is_object = cJSON_IsObject(item);
+    if (!is_object && !cJSON_IsArray(item)) return json_leaf(f, item);
+    int lines = depth == 0 || (depth == 1 && !is_object && cJSON_IsObject(item->child));
+    fputc(is_object ? '{' : '[', f);
+    for (const cJSON *c = item->child; c; c = c->next) {
+        if (lines)
+            fprintf(f, "%s\n%*s", c == item->child ? "" : ",", indent + 2, "");
+        else if (c != item->child)
+            fputs(", ", f);
+        if (is_object) {
+            cJSON *key = cJSON_CreateStringReference(c->string);
+            int ok = key && json_leaf(f, key);
+            cJSON_Delete(key);
+            if (!ok) return 0;
+            fputs(": ", f);
+        }
+        if (!json_write(f, c, depth + 1, lines ? indent + 2 : indent)) return 0;
+    }
+    if (lines && item->child) fprintf(f, "\n%*s", indent, "");
+    fputc(is_object ? '}' : ']', f);
+    return 1;
+}
+
+char *cli_json_print(const cJSON *root)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    if (!f) return NULL;
+    int ok = json_write(f, root, 0, 0) && fputc('\n', f) != EOF;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }

@@ -2,6 +2,8 @@
 #ifndef SINEW_CLI_H
 #define SINEW_CLI_H
 
+#include <cjson/cJSON.h>
+
 #include "sinew/base.h"
 
 /* Documented exit codes (sinew --help). */
@@ -43,5 +45,16 @@ int cli_parse_uint(const char *text, unsigned long min, unsigned long max, unsig
 /* Takes the value of option argv[*i] ("--size 3"): advances *i and returns the value, or
  * NULL after printing a usage error when it is missing. */
 const char *cli_option_value(const char *command, int argc, char **argv, int *i);
+
+/* Writes `text` to `path` whole or not at all: into a temporary file in the same folder
+ * (mode 0644), flushed and closed, then renamed over `path`. Returns 1 on success; on
+ * failure 0, with the temporary file removed and any existing `path` untouched. */
+int cli_write_text_atomic(const char *path, const char *text);
+
+/* `root` as JSON text that reads as a table: one member of the top-level object per line,
+ * arrays of objects at that level one object per line, everything deeper on its line with
+ * ": " after keys and ", " between members; strings and numbers as cJSON prints them.
+ * Returns malloc'd text (free it), or NULL when out of memory. */
+char *cli_json_print(const cJSON *root);
 
 #endif

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -34,61 +34,40 @@ static void list_kinds(void)
                sinew_creature_kind_summary((sinew_creature_kind)k));
 }
 
-static void json_string(FILE *f, const char *s)
+/* The truth as JSON text (cJSON_Print, to free with cJSON_free), or NULL when out of memory. */
+static char *truth_json(const sinew_creature_truth *t)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-/* Writes the truth as JSON to a temporary file beside `path`; *tmp gets its name. */
-static int write_truth(const sinew_creature_truth *t, const char *path, char *tmp, size_t tmp_size)
-{
-    snprintf(tmp, tmp_size, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) return 0;
-    fchmod(fd, 0644); /* mkstemp makes it private; the truth is an ordinary output */
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        return 0;
-    }
-    fprintf(f, "{\n  \"generator\": \"sinew %s\",\n  \"kind\": ", SINEW_VERSION_STRING);
-    json_string(f, sinew_creature_kind_name(t->kind));
-    fprintf(f, ",\n  \"units\": \"metres, Y up, facing +Z\",\n  \"height\": %.9g,\n",
-            (double)t->height);
-    fprintf(f, "  \"tail_length\": %.9g,\n  \"tail_piece\": %d,\n  \"pieces\": [\n",
-            (double)t->tail_length, (int)t->tail_piece);
+    char generator[64];
+    snprintf(generator, sizeof generator, "sinew %s", SINEW_VERSION_STRING);
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "generator", generator);
+    cJSON_AddStringToObject(root, "kind", sinew_creature_kind_name(t->kind));
+    cJSON_AddStringToObject(root, "units", "metres, Y up, facing +Z");
+    cJSON_AddNumberToObject(root, "height", t->height);
+    cJSON_AddNumberToObject(root, "tail_length", t->tail_length);
+    cJSON_AddNumberToObject(root, "tail_piece", t->tail_piece);
+    cJSON *pieces = cJSON_AddArrayToObject(root, "pieces");
     for (uint32_t p = 0; p < t->piece_count; p++) {
         const sinew_creature_piece *pc = &t->pieces[p];
-        fprintf(f, "    {\"index\": %u, \"name\": ", p);
-        json_string(f, pc->name);
-        fprintf(f, ", \"part\": \"%s\", \"verdict\": \"%s\", \"attach_joint\": ",
-                sinew_creature_part_name(pc->part), sinew_creature_verdict_name(pc->verdict));
-        json_string(f, pc->attach_joint);
-        fprintf(f,
-                ", \"vertex_count\": %u, \"shell_count\": %u, \"length\": %.9g, \"radius\": "
-                "%.9g}%s\n",
-                pc->vertex_count, pc->shell_count, (double)pc->length, (double)pc->radius,
-                p + 1 < t->piece_count ? "," : "");
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "index", p);
+        cJSON_AddStringToObject(o, "name", pc->name);
+        cJSON_AddStringToObject(o, "part", sinew_creature_part_name(pc->part));
+        cJSON_AddStringToObject(o, "verdict", sinew_creature_verdict_name(pc->verdict));
+        cJSON_AddStringToObject(o, "attach_joint", pc->attach_joint);
+        cJSON_AddNumberToObject(o, "vertex_count", pc->vertex_count);
+        cJSON_AddNumberToObject(o, "shell_count", pc->shell_count);
+        cJSON_AddNumberToObject(o, "length", pc->length);
+        cJSON_AddNumberToObject(o, "radius", pc->radius);
+        cJSON_AddItemToArray(pieces, o);
     }
-    fprintf(f, "  ],\n  \"vertex_count\": %u,\n  \"vertex_piece\": [", t->vertex_count);
+    cJSON_AddNumberToObject(root, "vertex_count", t->vertex_count);
+    cJSON *labels = cJSON_AddArrayToObject(root, "vertex_piece");
     for (uint32_t v = 0; v < t->vertex_count; v++)
-        fprintf(f, "%s%u", v ? (v % 40 ? "," : ",\n    ") : "\n    ", t->vertex_piece[v]);
-    fprintf(f, "\n  ]\n}\n");
-    int ok = !ferror(f);
-    ok &= fclose(f) == 0;
-    if (!ok) unlink(tmp);
-    return ok;
+        cJSON_AddItemToArray(labels, cJSON_CreateNumber(t->vertex_piece[v]));
+    char *text = cJSON_Print(root); /* NULL when any step above ran out of memory */
+    cJSON_Delete(root);
+    return text;
 }
 
 int cmd_creature(int argc, char **argv)
@@ -141,24 +120,22 @@ int cmd_creature(int argc, char **argv)
     sinew_creature_truth truth;
     if (sinew_creature_build(kind, &opt, &model, &truth, &err)) return cli_report("creature", &err);
 
-    /* Truth first into a temporary file, then the model (written atomically), then the truth
-     * renamed into place: a failure leaves neither output half-written. */
-    char tmp[4096];
-    if (truth_path && !write_truth(&truth, truth_path, tmp, sizeof tmp)) {
-        sinew_model_free(model);
-        sinew_creature_truth_free(&truth);
-        sinew_error_set(&err, SINEW_ERR_INTERNAL, "%s: cannot write the truth", truth_path);
-        return cli_report("creature", &err);
-    }
+    /* The truth's text first, then the model (written atomically), then the truth (atomically);
+     * the model is removed again when the truth cannot be written: a failure leaves neither
+     * output half-written. */
+    char *truth_text = truth_path ? truth_json(&truth) : NULL;
     sinew_document *doc = NULL;
-    sinew_result r = sinew_document_from_model(model, &doc, &err);
+    sinew_result r = SINEW_OK;
+    if (truth_path && !truth_text)
+        r = sinew_error_set(&err, SINEW_ERR_INTERNAL, "%s: cannot write the truth", truth_path);
+    if (r == SINEW_OK) r = sinew_document_from_model(model, &doc, &err);
     if (r == SINEW_OK) r = sinew_document_write_file(doc, out, &err);
-    if (r == SINEW_OK && truth_path && rename(tmp, truth_path) != 0) {
+    if (r == SINEW_OK && truth_path && !cli_write_text_atomic(truth_path, truth_text)) {
         remove(out);
         r = sinew_error_set(&err, SINEW_ERR_INTERNAL, "%s: cannot write the truth", truth_path);
     }
+    cJSON_free(truth_text);
     if (r != SINEW_OK) {
-        if (truth_path) unlink(tmp);
         if (r == SINEW_ERR_IO) err.code = SINEW_ERR_INTERNAL;
     } else {
         printf("%s: %u vertices, %u triangles, %u joints, %u clips (",

@@ -72,19 +72,6 @@ static const char *in_dir(char *buf, size_t size, const char *dir, const char *k
     return buf;
 }
 
-/* The rigged versions: rigid (no bake) and chain (baked), each a copy of the template. */
-static sinew_result rig_version(const void *glb, size_t size, const sinew_model *model,
-                                sinew_rig_mode mode, sinew_document **doc, tail_run *run,
-                                sinew_error *err)
-{
-    sinew_rig_options options;
-    memset(&options, 0, sizeof options);
-    options.mode = mode;
-    sinew_result r = sinew_document_load_memory(glb, size, NULL, doc, err);
-    if (r == SINEW_OK) r = tail_cli_run(*doc, model, &options, 1, NULL, run, err);
-    return r;
-}
-
 int cmd_demo(int argc, char **argv)
 {
     const char *dir = "sinew-demo", *kind_name = "fox";
@@ -121,14 +108,11 @@ int cmd_demo(int argc, char **argv)
     memset(&chain, 0, sizeof chain);
     render_panel panels[3];
     memset(panels, 0, sizeof panels);
-    void *glb = NULL;
-    size_t glb_size = 0;
     char path[4096];
     int code = CLI_EXIT_OK;
 
     if (sinew_creature_build(kind, NULL, &model, &truth, &err) != SINEW_OK ||
-        sinew_document_from_model(model, &templ, &err) != SINEW_OK ||
-        sinew_document_write_glb_memory(templ, &glb, &glb_size, &err) != SINEW_OK) {
+        sinew_document_from_model(model, &templ, &err) != SINEW_OK) {
         code = cli_report("demo", &err);
         goto done;
     }
@@ -137,9 +121,11 @@ int cmd_demo(int argc, char **argv)
     if (sinew_model_from_document(templ, NULL, &model, &err) != SINEW_OK ||
         sinew_document_write_file(templ, in_dir(path, sizeof path, dir, kind_name, "template.glb"),
                                   &err) != SINEW_OK ||
-        rig_version(glb, glb_size, model, SINEW_RIG_MODE_RIGID, &rigid_doc, &rigid, &err) !=
+        /* the rigged versions, each a copy of the template: rigid (seed 000's step one) and
+         * the chain, baked */
+        tail_cli_run_copy(templ, model, SINEW_RIG_MODE_RIGID, &rigid_doc, &rigid, &err) !=
             SINEW_OK ||
-        rig_version(glb, glb_size, model, SINEW_RIG_MODE_CHAIN, &chain_doc, &chain, &err) !=
+        tail_cli_run_copy(templ, model, SINEW_RIG_MODE_CHAIN, &chain_doc, &chain, &err) !=
             SINEW_OK ||
         sinew_document_write_file(rigid_doc, in_dir(path, sizeof path, dir, kind_name, "rigid.glb"),
                                   &err) != SINEW_OK ||
@@ -159,13 +145,9 @@ int cmd_demo(int argc, char **argv)
     char template_name[64], tail_name[64];
     snprintf(template_name, sizeof template_name, "%s_template.glb", kind_name);
     snprintf(tail_name, sizeof tail_name, "%s_tail.glb", kind_name);
-    cJSON *json = tail_cli_report_json(model, &chain, template_name, tail_name, "chain");
-    char *text = json ? cJSON_Print(json) : NULL;
-    if (!text ||
-        !tail_cli_write_text(in_dir(path, sizeof path, dir, kind_name, "report.json"), text))
+    if (!tail_cli_write_report(in_dir(path, sizeof path, dir, kind_name, "report.json"), model,
+                               &chain, template_name, tail_name, "chain"))
         fprintf(stderr, "sinew demo: could not write the report\n");
-    if (text) cJSON_free(text);
-    cJSON_Delete(json);
 
     printf("\n== edge stretch (seed 000, \"Medindo o resultado\")\n");
     if (tail_cli_stretch_compare(templ, NULL, 24, &err) != SINEW_OK) {
@@ -219,6 +201,5 @@ done:
     sinew_document_free(chain_doc);
     sinew_creature_truth_free(&truth);
     sinew_model_free(model);
-    free(glb);
     return code;
 }

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -65,21 +64,6 @@ static int same_file(const char *a, const char *b)
     return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 typedef struct clip_run {
     const sinew_clip *clip;
     sinew_solve_clip_result res;  /* the written solve */
@@ -115,97 +99,89 @@ static uint32_t top_indices(const float *values, uint32_t n, uint32_t *out, uint
     return k;
 }
 
-static void json_quality(FILE *f, const sinew_solve_quality *q)
+static cJSON *json_quality(const sinew_solve_quality *q)
 {
-    fprintf(f,
-            "{\"q\": %.6f, \"mean_error_pct\": %.6g, \"max_error_pct\": %.6g, "
-            "\"moved_sum\": %.6g, \"error_sum\": %.6g, \"samples\": %llu}",
-            q->q, 100.0 * q->mean_error, 100.0 * q->max_error, q->moved, q->error,
-            (unsigned long long)q->samples);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "q", q->q);
+    cJSON_AddNumberToObject(o, "mean_error_pct", 100.0 * q->mean_error);
+    cJSON_AddNumberToObject(o, "max_error_pct", 100.0 * q->max_error);
+    cJSON_AddNumberToObject(o, "moved_sum", q->moved);
+    cJSON_AddNumberToObject(o, "error_sum", q->error);
+    cJSON_AddNumberToObject(o, "samples", (double)q->samples);
+    return o;
 }
 
-static void json_clip(FILE *f, const sinew_solve_clip_result *r, double seconds)
+static cJSON *json_clip(const sinew_solve_clip_result *r, double seconds)
 {
     uint32_t idx[WORST_LIST];
-    fprintf(f, "{\"frames\": %u, \"sweeps_per_frame\": %.3f, \"max_sweeps\": %u, ", r->frame_count,
-            r->sweeps_per_frame, r->max_sweeps);
-    fprintf(f, "\"quality\": ");
-    json_quality(f, &r->quality);
-    fprintf(f, ", \"worst\": {\"frame\": %u, \"time\": %.6g, \"vertex\": %u}",
-            r->quality.worst_frame, (double)r->times[r->quality.worst_frame],
-            r->quality.worst_vertex);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "frames", r->frame_count);
+    cJSON_AddNumberToObject(o, "sweeps_per_frame", r->sweeps_per_frame);
+    cJSON_AddNumberToObject(o, "max_sweeps", r->max_sweeps);
+    cJSON_AddItemToObject(o, "quality", json_quality(&r->quality));
+    cJSON *worst = cJSON_AddObjectToObject(o, "worst");
+    cJSON_AddNumberToObject(worst, "frame", r->quality.worst_frame);
+    cJSON_AddNumberToObject(worst, "time", r->times[r->quality.worst_frame]);
+    cJSON_AddNumberToObject(worst, "vertex", r->quality.worst_vertex);
+    cJSON *frames = cJSON_AddArrayToObject(o, "worst_frames");
     uint32_t n = top_indices(r->frame_error, r->frame_count, idx, WORST_LIST);
-    fprintf(f, ", \"worst_frames\": [");
-    for (uint32_t i = 0; i < n; i++)
-        fprintf(f, "%s{\"frame\": %u, \"time\": %.6g, \"mean_error_pct\": %.6g}", i ? ", " : "",
-                idx[i], (double)r->times[idx[i]], 100.0 * r->frame_error[idx[i]] / r->diagonal);
+    for (uint32_t i = 0; i < n; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "frame", idx[i]);
+        cJSON_AddNumberToObject(e, "time", r->times[idx[i]]);
+        cJSON_AddNumberToObject(e, "mean_error_pct", 100.0 * r->frame_error[idx[i]] / r->diagonal);
+        cJSON_AddItemToArray(frames, e);
+    }
+    cJSON *vertices = cJSON_AddArrayToObject(o, "worst_vertices");
     n = top_indices(r->vertex_error, r->vertex_count, idx, WORST_LIST);
-    fprintf(f, "], \"worst_vertices\": [");
-    for (uint32_t i = 0; i < n; i++)
-        fprintf(f, "%s{\"vertex\": %u, \"max_error_pct\": %.6g}", i ? ", " : "", idx[i],
-                100.0 * r->vertex_error[idx[i]] / r->diagonal);
-    fprintf(f, "], \"reskin_mismatch_pct\": %.3g, \"seconds\": %.6f}",
-            100.0 * r->reskin_mismatch / r->diagonal, seconds);
+    for (uint32_t i = 0; i < n; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "vertex", idx[i]);
+        cJSON_AddNumberToObject(e, "max_error_pct", 100.0 * r->vertex_error[idx[i]] / r->diagonal);
+        cJSON_AddItemToArray(vertices, e);
+    }
+    cJSON_AddNumberToObject(o, "reskin_mismatch_pct", 100.0 * r->reskin_mismatch / r->diagonal);
+    cJSON_AddNumberToObject(o, "seconds", seconds);
+    return o;
 }
 
-/* Writes the report to a temporary file beside `path` and renames it into place. */
+/* Writes the report whole or not at all (cli_write_text_atomic); 1 on success. */
 static int write_report(const char *path, const char *source, const char *target, int control,
                         int rotation_only, const sinew_correspondence_stats *cs,
                         const clip_run *runs, uint32_t nruns, const sinew_solve_quality *all,
                         const sinew_solve_quality *all_free)
 {
-    char tmp[PATH_MAX + 32];
-    snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) return 0;
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        return 0;
-    }
-    fprintf(f, "{\n  \"source\": ");
-    json_string(f, source);
-    fprintf(f, ",\n  \"target\": ");
-    json_string(f, target);
-    fprintf(f, ",\n  \"control\": %s,\n  \"mode\": \"%s\",\n", control ? "true" : "false",
-            rotation_only ? "rotation-only" : "free");
-    fprintf(f, "  \"q_definition\": \"1 - sum |x_solved - x_target| / sum |x_target - x_bind| "
-               "over all frames and target vertices; errors in %% of the target's bind-space "
-               "diagonal\",\n");
-    fprintf(f, "  \"diagonal\": %.6g,\n", runs && nruns ? runs[0].res.diagonal : 0.0);
-    fprintf(f,
-            "  \"correspondence\": {\"identity\": %s, \"mean_distance_pct\": %.6g, "
-            "\"max_distance_pct\": %.6g},\n",
-            cs->identity ? "true" : "false",
-            cs->diagonal > 0 ? 100.0 * cs->mean_distance / cs->diagonal : 0.0,
-            cs->diagonal > 0 ? 100.0 * cs->max_distance / cs->diagonal : 0.0);
-    fprintf(f, "  \"clips\": [\n");
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "source", source);
+    cJSON_AddStringToObject(root, "target", target);
+    cJSON_AddBoolToObject(root, "control", control);
+    cJSON_AddStringToObject(root, "mode", rotation_only ? "rotation-only" : "free");
+    cJSON_AddStringToObject(root, "q_definition",
+                            "1 - sum |x_solved - x_target| / sum |x_target - x_bind| over all "
+                            "frames and target vertices; errors in % of the target's bind-space "
+                            "diagonal");
+    cJSON_AddNumberToObject(root, "diagonal", runs && nruns ? runs[0].res.diagonal : 0.0);
+    cJSON *corr = cJSON_AddObjectToObject(root, "correspondence");
+    cJSON_AddBoolToObject(corr, "identity", cs->identity);
+    cJSON_AddNumberToObject(corr, "mean_distance_pct",
+                            cs->diagonal > 0 ? 100.0 * cs->mean_distance / cs->diagonal : 0.0);
+    cJSON_AddNumberToObject(corr, "max_distance_pct",
+                            cs->diagonal > 0 ? 100.0 * cs->max_distance / cs->diagonal : 0.0);
+    cJSON *clips = cJSON_AddArrayToObject(root, "clips");
     for (uint32_t i = 0; i < nruns; i++) {
-        fprintf(f, "    {\"name\": ");
-        json_string(f, runs[i].clip->name);
-        fprintf(f, ", \"solve\": ");
-        json_clip(f, &runs[i].res, runs[i].seconds);
-        if (runs[i].has_free) {
-            fprintf(f, ", \"free_solve\": ");
-            json_clip(f, &runs[i].free, 0);
-        }
-        fprintf(f, "}%s\n", i + 1 < nruns ? "," : "");
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", runs[i].clip->name);
+        cJSON_AddItemToObject(o, "solve", json_clip(&runs[i].res, runs[i].seconds));
+        if (runs[i].has_free) cJSON_AddItemToObject(o, "free_solve", json_clip(&runs[i].free, 0));
+        cJSON_AddItemToArray(clips, o);
     }
-    fprintf(f, "  ],\n  \"overall\": ");
-    json_quality(f, all);
-    if (rotation_only) {
-        fprintf(f, ",\n  \"overall_free\": ");
-        json_quality(f, all_free);
-    }
-    fprintf(f, "\n}\n");
-    int ok = !ferror(f);
-    if (fclose(f) != 0) ok = 0;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return 0;
-    }
-    return 1;
+    cJSON_AddItemToObject(root, "overall", json_quality(all));
+    if (rotation_only) cJSON_AddItemToObject(root, "overall_free", json_quality(all_free));
+    char *text = cli_json_print(root);
+    cJSON_Delete(root);
+    int ok = text && cli_write_text_atomic(path, text);
+    free(text);
+    return ok;
 }
 
 int cmd_solve(int argc, char **argv)

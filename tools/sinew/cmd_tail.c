@@ -5,8 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
 #include "cli.h"
 #include "commands.h"
 #include "sinew/document.h"
@@ -102,12 +100,7 @@ int cmd_tail(int argc, char **argv)
         goto done;
     }
     if (report_path) {
-        cJSON *json = tail_cli_report_json(model, &run, in, out, mode);
-        char *text = json ? cJSON_Print(json) : NULL;
-        int ok = text && tail_cli_write_text(report_path, text);
-        if (text) cJSON_free(text);
-        cJSON_Delete(json);
-        if (!ok) {
+        if (!tail_cli_write_report(report_path, model, &run, in, out, mode)) {
             fprintf(stderr, "sinew tail: could not write the report %s\n", report_path);
             remove(out); /* no partial output: the report was asked for and failed */
             code = CLI_EXIT_INTERNAL;

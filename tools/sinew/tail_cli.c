@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "bake_cli.h"
+#include "cli.h"
 
 static const char *joint_name(const sinew_model *m, int32_t j)
 {
@@ -15,8 +17,9 @@ static const char *joint_name(const sinew_model *m, int32_t j)
     return n ? n : "-";
 }
 
-cJSON *tail_cli_report_json(const sinew_model *m, const tail_run *run, const char *in,
-                            const char *out, const char *mode)
+/* The findings as JSON: an "appendages" list and the landmarks. */
+static cJSON *report_json(const sinew_model *m, const tail_run *run, const char *in,
+                          const char *out, const char *mode)
 {
     const sinew_rig_report *rep = &run->report;
     const sinew_rig_plan *plan = &run->plan;
@@ -71,30 +74,15 @@ cJSON *tail_cli_report_json(const sinew_model *m, const tail_run *run, const cha
     return root;
 }
 
-int tail_cli_write_text(const char *path, const char *text)
+int tail_cli_write_report(const char *path, const sinew_model *model, const tail_run *run,
+                          const char *in, const char *out, const char *mode)
 {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp) return 0;
-    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(tmp);
-        return 0;
-    }
-    FILE *f = fdopen(fd, "wb");
-    int ok = f && fputs(text, f) >= 0;
-    if (f)
-        ok = (fclose(f) == 0) && ok;
-    else
-        close(fd);
-    if (!ok || rename(tmp, path) != 0) {
-        remove(tmp);
-        free(tmp);
-        return 0;
-    }
-    free(tmp);
-    return 1;
+    cJSON *json = report_json(model, run, in, out, mode);
+    char *text = json ? cJSON_Print(json) : NULL;
+    int ok = text && cli_write_text_atomic(path, text);
+    cJSON_free(text);
+    cJSON_Delete(json);
+    return ok;
 }
 
 void tail_cli_print(const char *in, const sinew_model *m, const tail_run *run)
@@ -175,17 +163,26 @@ static sinew_result copy_document(const sinew_document *doc, sinew_document **ou
     return r;
 }
 
+sinew_result tail_cli_run_copy(const sinew_document *doc, const sinew_model *model,
+                               sinew_rig_mode mode, sinew_document **copy, tail_run *run,
+                               sinew_error *err)
+{
+    sinew_rig_options options;
+    memset(&options, 0, sizeof options);
+    options.mode = mode;
+    memset(run, 0, sizeof *run);
+    *copy = NULL;
+    sinew_result r = copy_document(doc, copy, err);
+    if (r == SINEW_OK) r = tail_cli_run(*copy, model, &options, 1, NULL, run, err);
+    return r;
+}
+
 /* One version of the file for the comparison: the pipeline in `mode`, in memory. */
 static sinew_result make_version(const sinew_document *doc, const sinew_model *model,
                                  sinew_rig_mode mode, tail_run *run, sinew_error *err)
 {
     sinew_document *copy = NULL;
-    sinew_rig_options options;
-    memset(&options, 0, sizeof options);
-    options.mode = mode;
-    memset(run, 0, sizeof *run);
-    sinew_result r = copy_document(doc, &copy, err);
-    if (r == SINEW_OK) r = tail_cli_run(copy, model, &options, 1, NULL, run, err);
+    sinew_result r = tail_cli_run_copy(doc, model, mode, &copy, run, err);
     sinew_document_free(copy);
     return r;
 }

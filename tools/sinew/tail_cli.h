@@ -4,8 +4,6 @@
 #ifndef SINEW_TAIL_CLI_H
 #define SINEW_TAIL_CLI_H
 
-#include <cjson/cJSON.h>
-
 #include "sinew/bake.h"
 #include "sinew/document.h"
 #include "sinew/metrics.h"
@@ -27,15 +25,20 @@ sinew_result tail_cli_run(sinew_document *doc, const sinew_model *model,
                           const sinew_bake_options *bake_options, tail_run *run, sinew_error *err);
 void tail_run_free(tail_run *run);
 
+/* Runs the pipeline in `mode` (default bake options) on an independent copy of `doc`, whose
+ * model is `model`; `doc` is not changed. *copy gets the edited copy (NULL when it could not be
+ * made): free it with sinew_document_free, and `run` with tail_run_free, either way. */
+sinew_result tail_cli_run_copy(const sinew_document *doc, const sinew_model *model,
+                               sinew_rig_mode mode, sinew_document **copy, tail_run *run,
+                               sinew_error *err);
+
 /* Prints the findings table (and the bake table when baked). */
 void tail_cli_print(const char *in, const sinew_model *model, const tail_run *run);
 
-/* The findings as JSON: an "appendages" list and the landmarks. */
-cJSON *tail_cli_report_json(const sinew_model *model, const tail_run *run, const char *in,
-                            const char *out, const char *mode);
-
-/* Writes text to a temporary file beside `path`, then renames it into place; 1 on success. */
-int tail_cli_write_text(const char *path, const char *text);
+/* Writes the findings as JSON (an "appendages" list and the landmarks; `in`, `out` and
+ * `mode` are recorded as given) to `path`, whole or not at all. Returns 1 on success. */
+int tail_cli_write_report(const char *path, const sinew_model *model, const tail_run *run,
+                          const char *in, const char *out, const char *mode);
 
 /* Seed 000's stretch table (rows original / rigid / chain / body) for one clip of `doc`'s
  * model: the rigid and chain versions are made in memory. Tail edges are the edges of the

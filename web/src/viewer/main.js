@@ -49,6 +49,7 @@ const app = {
   params: { ...DEFAULTS },
   frozen: false, // tests: the render loop draws but does not advance time or springs
   frames: 0,
+  view: 'three-quarter', // camera preset (VIEWS)
   loading: null,
   runtime: null,
   error: null,
@@ -178,7 +179,8 @@ function applyMode({ reframe = false } = {}) {
   ui.legendNote.textContent = notes.join(' \u00b7 ');
   refreshUI();
   pose(0);
-  if (reframe) frameAll();
+  // Compare opens from behind, where the tails are (seed 000's original / rigid / chain).
+  if (reframe) frameAll(app.mode === 'compare' ? 'back' : 'three-quarter');
   updateLabels();
 }
 
@@ -188,7 +190,8 @@ const lateralOf = (m) => new THREE.Vector3(m.facing.z, 0, -m.facing.x);
 function layout(shown) {
   if (!shown.length) return;
   const size = Math.max(...shown.map((m) => m.size));
-  const lateral = lateralOf(shown[0]);
+  // Seen from behind, the row runs the other way so it still reads left to right.
+  const lateral = lateralOf(shown[0]).multiplyScalar(app.view === 'back' ? -1 : 1);
   let width = 0;
   let depth = 0;
   for (const m of shown) {
@@ -205,15 +208,25 @@ function layout(shown) {
 
 // A three-quarter view from the front of the first model, everything on stage in frame (tail
 // skin included: only the floor ignores it).
-function frameAll() {
+const VIEWS = { // camera direction as (facing, lateral, up) weights
+  'three-quarter': [1, 0.62, 0.38], front: [1, 0, 0.12], side: [0.04, 1, 0.12], back: [-1, 0.55, 0.42],
+};
+function frameAll(view = app.view) {
   const shown = visible();
+  if (!VIEWS[view]) view = 'three-quarter';
+  const flip = (view === 'back') !== (app.view === 'back');
+  app.view = view;
+  if (flip && shown.length > 1) { layout(shown); updateLabels(); }
+  for (const b of document.querySelectorAll('.views [data-view]')) b.setAttribute('aria-pressed', String(b.dataset.view === view));
   if (!shown.length) return;
   const box = new THREE.Box3();
   for (const m of shown) box.union(m.measure().box);
   box.expandByPoint(new THREE.Vector3(box.min.x, 0, box.min.z)); // the floor contact too
-  const f = shown[0].facing;
-  const side = shown.length > 1 ? 0.4 : 0.62; // rows are seen more from the front
-  const dir = f.clone().add(lateralOf(shown[0]).multiplyScalar(side)).add(new THREE.Vector3(0, 0.38, 0));
+  const [wf, wl, wu] = VIEWS[view];
+  // A row of figures is seen more from the front in the three-quarter view.
+  const wlat = view === 'three-quarter' && shown.length > 1 ? 0.4 : wl;
+  const dir = shown[0].facing.clone().multiplyScalar(wf).addScaledVector(lateralOf(shown[0]), wlat)
+    .add(new THREE.Vector3(0, wu, 0));
   stage.frame(box, dir);
 }
 
@@ -328,7 +341,12 @@ function refreshUI() {
     rows.push(['mesh', `${m.vertexCount.toLocaleString('en')} vertices, ${m.jointCount} joints`]);
     rows.push(['size', `${m.size.toPrecision(3)} units`]);
     const chain = m.chains[0];
-    rows.push(['tail', chain
+    if (shown.length > 1) {
+      rows.push(['tails', shown.map((x) => {
+        const c = x.chains[0];
+        return `${app.labels[app.models.indexOf(x)]}: ${c ? `${c.bones[0].name} .. ${c.bones[c.bones.length - 1].name}` : 'no chain'}`;
+      }).join(' \u00b7 '), shown.some((x) => x.chains.length) ? 'tail' : '']);
+    } else rows.push(['tail', chain
       ? `${chain.bones[0].name} .. ${chain.bones[chain.bones.length - 1].name}${chain.end ? ` + ${chain.end.name}` : ''}${m.chains.length > 1 ? ` (+${m.chains.length - 1} chain)` : ''}`
       : 'no Tail_* chain', chain ? 'tail' : '']);
     rows.push(['floor', m.tailVertices
@@ -466,7 +484,8 @@ ui.clipList.addEventListener('click', (e) => {
 });
 ui.bones.addEventListener('change', () => setBones(ui.bones.checked));
 ui.floor.addEventListener('change', () => { stage.floor.visible = ui.floor.checked; });
-ui.frame.addEventListener('click', frameAll);
+ui.frame.addEventListener('click', () => frameAll());
+for (const b of document.querySelectorAll('.views [data-view]')) b.addEventListener('click', () => frameAll(b.dataset.view));
 ui.live.addEventListener('change', () => setLive(ui.live.checked));
 ui.floorContact.addEventListener('change', () => { app.floorContact = ui.floorContact.checked; });
 ui.defaults.addEventListener('click', () => setParams({ ...DEFAULTS }));
@@ -491,11 +510,12 @@ function setBones(on) {
 }
 
 window.addEventListener('keydown', (e) => {
-  if (e.target.closest && e.target.closest('input[type="search"], select')) return;
+  if (e.target.closest && e.target.closest('input[type="search"], input[type="range"], select')) return;
   if (e.ctrlKey || e.metaKey || e.altKey) return;
   const d = duration();
   if (e.code === 'Space') { e.preventDefault(); setPlaying(!app.playing); }
   else if (e.key === 'f' || e.key === 'F') frameAll();
+  else if (e.key >= '1' && e.key <= '4') frameAll(Object.keys(VIEWS)[Number(e.key) - 1]);
   else if (e.key === 'b' || e.key === 'B') setBones(!app.showBones);
   else if (e.key === 'l' || e.key === 'L') setLive(!app.live);
   else if ((e.key === 'ArrowRight' || e.key === 'ArrowLeft') && d > 0) {
@@ -560,10 +580,10 @@ window.sinewViewer = {
   measure: (i = 0) => { const r = app.models[i].measure(); return { bodyMin: r.bodyMin, allMin: r.allMin, tailMin: r.tailMin }; },
   quatAngle,
   pixels: (opts) => stage.readPixels(opts),
-  frame: frameAll,
+  frame: (view) => frameAll(view),
   camera: (x, y, z) => { stage.camera.position.set(x, y, z); stage.controls.update(); },
   duration,
-  ramp, unramp, _app: app,
+  ramp, unramp,
 };
 
 // ---------------------------------------------------------------- start

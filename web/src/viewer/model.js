@@ -140,7 +140,17 @@ export class Model {
     this.nodes = [];
     this.meshes = [];
     this.bones = [];
+    // A primitive without a material gets glTF's default, which is fully metallic: with no
+    // environment map to reflect it renders nearly black. Such files (sinew creature, most
+    // rigger output) are shown in a neutral clay instead; authored materials are kept.
+    const clay = new THREE.MeshStandardMaterial({ color: 0xd9cbbb, roughness: 0.62, metalness: 0 });
+    const authored = (mat) => !mat || !!gltf.parser?.associations?.get(mat);
     this.scene.traverse((o) => {
+      if (o.isMesh && !Array.isArray(o.material) && !authored(o.material)) {
+        const vc = o.material.vertexColors;
+        o.material = vc ? clay.clone() : clay;
+        o.material.vertexColors = vc;
+      }
       this.nodes.push(o);
       if (o.isBone) this.bones.push(o);
       if (o.isMesh) {
@@ -282,6 +292,7 @@ export class Model {
   }
 
   dispose() {
+    this.setHeat(false); // the authored materials back in the tree, so they are disposed too
     this.root.removeFromParent();
     this.root.traverse((o) => {
       if (o.geometry) o.geometry.dispose();

@@ -16,30 +16,24 @@ export function loadRuntime() {
 // Slider values in the CLI's units (Hz, ratio, m/s^2 at the 1.91 m reference, degrees).
 export const DEFAULTS = Object.freeze({ frequency: 0.9, damping: 0.65, gravity: 1, carry: 50 });
 
-// Chains in a skeleton: bones named <something tail something><digits> ("Tail_1", "Tail2_3",
-// "b_Tail01", "Tail1"), grouped by the name without its number, linked parent to child from
-// the lowest number; the tip helper is a child named like /tail.*end/i.
+// Chains in a skeleton, found by structure rather than numbering: a chain starts at a bone
+// whose name matches /tail/i (and not /end/i) under a bone that does not, and follows tail
+// children down ("Tail_1".."Tail_K" from sinew tail, "Tail2_1".., "b_Tail01".. from Khronos,
+// "Tail1".. from Quaternius). The tip helper is a tail child named /end/i (Tail_End).
 export function findChains(bones) {
-  const groups = new Map();
-  for (const b of bones) {
-    const bare = b.name.replace(/^.*[:|]/, '');
-    const m = /^(.*?)_?(\d+)$/.exec(bare);
-    if (!m || !TAIL_NAME.test(m[1])) continue;
-    if (!groups.has(m[1])) groups.set(m[1], []);
-    groups.get(m[1]).push({ bone: b, n: Number(m[2]) });
-  }
+  const isLink = (b) => b && b.isBone && TAIL_NAME.test(b.name) && !/end/i.test(b.name.replace(/^.*[:|]/, ''));
   const chains = [];
-  for (const [key, list] of groups) {
-    list.sort((a, b) => a.n - b.n);
-    const chain = [list[0].bone];
-    for (let i = 1; i < list.length && list[i].bone.parent === chain[chain.length - 1]; i++) chain.push(list[i].bone);
-    if (!chain[0].parent || !chain[0].parent.isBone) continue;
+  for (const b of bones) {
+    if (!isLink(b) || isLink(b.parent) || !b.parent || !b.parent.isBone) continue;
+    const chain = [b];
+    for (let next = b.children.find(isLink); next; next = next.children.find(isLink)) chain.push(next);
     const last = chain[chain.length - 1];
-    const end = last.children.find((c) => c.isBone && /tail.*end/i.test(c.name)) || null;
-    chains.push({ key, bones: chain, end });
+    const end = last.children.find((c) => c.isBone && TAIL_NAME.test(c.name) && /end/i.test(c.name)) || null;
+    chains.push({ key: b.name, bones: chain, end });
   }
-  // Tail_1.. (the chain sinew tail builds first) leads.
-  return chains.sort((a, b) => a.key.length - b.key.length || a.key.localeCompare(b.key));
+  // Tail_1.. (the chain sinew tail builds first) leads, then by name.
+  const first = (c) => (/(^|[:|])Tail_1$/.test(c.key) ? 0 : 1);
+  return chains.sort((a, b) => first(a) - first(b) || a.key.localeCompare(b.key));
 }
 
 export class Springs {

@@ -177,7 +177,7 @@ export class Stage {
   // Renders once and reads the drawing buffer back in the same task (no
   // preserveDrawingBuffer needed). modelsOnly hides floor and overlay, so `covered` counts
   // pixels of the models alone. Returns coverage, distinct colours and a cols x rows
-  // thumbnail (mean RGBA per cell, 0..255) that tests diff between toggles.
+  // thumbnail (mean RGBA per cell, 0..255) and the count of pixels changed since the last read.
   readPixels({ modelsOnly = false, cols = 64, rows = 40 } = {}) {
     const hidden = modelsOnly ? [this.floor, this.overlay, ...this.labelObjects] : [];
     const was = hidden.map((o) => o.visible);
@@ -190,6 +190,18 @@ export class Stage {
     gl.readPixels(0, 0, w, h, gl.RGBA, gl.UNSIGNED_BYTE, px);
     hidden.forEach((o, i) => { o.visible = was[i]; });
     this.render();
+    // Pixels that differ (any channel by more than 24) from the previous read of this size:
+    // what a toggle changed, even when it is thin lines.
+    let changed = -1;
+    const prev = this.lastPixels;
+    if (prev && prev.length === px.length) {
+      changed = 0;
+      for (let i = 0; i < px.length; i += 4) {
+        if (Math.abs(px[i] - prev[i]) > 24 || Math.abs(px[i + 1] - prev[i + 1]) > 24
+          || Math.abs(px[i + 2] - prev[i + 2]) > 24 || Math.abs(px[i + 3] - prev[i + 3]) > 24) changed++;
+      }
+    }
+    this.lastPixels = px;
     let covered = 0;
     let opaque = 0;
     let onRamp = 0; // opaque pixels with one channel full and one empty: heat colours, unlit
@@ -223,6 +235,6 @@ export class Stage {
       for (let r = 0; r < rows; r++) s += cells[(r * cols + c) * 4 + 3];
       return s / rows;
     });
-    return { width: w, height: h, covered, fraction: covered / (w * h), opaque, onRamp, colours: colours.size, cols, rows, thumb: cells, columns };
+    return { width: w, height: h, covered, fraction: covered / (w * h), changed, opaque, onRamp, colours: colours.size, cols, rows, thumb: cells, columns };
   }
 }
