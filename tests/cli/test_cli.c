@@ -1,6 +1,7 @@
-/* CLI tests: top-level help, version, exit codes, and `sinew inspect` (text and --json) on a
+/* CLI tests: top-level help, version, exit codes, `sinew inspect` (text and --json) on a
  * generated model and on every shared model, with its counts checked against the library's
- * model view of the same file. */
+ * model view of the same file, and the contract of every written JSON file (truth, report):
+ * whole or not at all, and no temporary file left behind. */
 #include "test_util.h"
 
 #include <math.h>
@@ -405,6 +406,74 @@ static void test_inspect_every_shared_model(void **state)
     }
 }
 
+/* The number of entries in folder `dir` (hidden ones too, "." and ".." not). */
+static int count_entries(const char *dir)
+{
+    char text[64];
+    test_run(text, sizeof text, "ls -A '%s' | wc -l", dir);
+    return atoi(text);
+}
+
+static void test_json_outputs_whole_or_not_at_all(void **state)
+{
+    (void)state;
+    char tmp[512], glb[600], truth[600], tail[600], report[600], missing[600];
+    assert_non_null(test_tmpdir(tmp, sizeof tmp));
+    snprintf(glb, sizeof glb, "%s/fox.glb", tmp);
+    snprintf(truth, sizeof truth, "%s/fox.json", tmp);
+    snprintf(tail, sizeof tail, "%s/tail.glb", tmp);
+    snprintf(report, sizeof report, "%s/report.json", tmp);
+    snprintf(missing, sizeof missing, "%s/missing/x.json", tmp);
+    const char *bin = test_sinew_bin();
+
+    /* Written: parseable JSON describing the file, readable by others like any output. */
+    assert_int_equal(
+        test_run(out, sizeof out, "'%s' creature fox -o '%s' --truth '%s'", bin, glb, truth), 0);
+    FILE *f = fopen(truth, "rb");
+    assert_non_null(f);
+    size_t n = fread(out, 1, OUT_SIZE - 1, f);
+    fclose(f);
+    out[n] = 0;
+    cJSON *j = cJSON_Parse(out);
+    assert_non_null(j);
+    assert_true(cJSON_GetObjectItem(j, "vertex_count")->valueint > 1000);
+    assert_string_equal(cJSON_GetObjectItem(j, "kind")->valuestring, "fox");
+    cJSON_Delete(j);
+    struct stat st;
+    assert_int_equal(stat(truth, &st), 0);
+    assert_int_equal(st.st_mode & 0044, 0044);
+
+    /* The truth cannot be written: exit 3, and the model written before it is removed. */
+    snprintf(tail, sizeof tail, "%s/second.glb", tmp);
+    assert_int_equal(
+        test_run(out, sizeof out, "'%s' creature fox -o '%s' --truth '%s'", bin, tail, missing), 3);
+    assert_non_null(strstr(out, "cannot write the truth"));
+    assert_false(test_file_exists(tail));
+
+    /* The tail report cannot be written: exit 3, and the rigged file is removed too. */
+    snprintf(tail, sizeof tail, "%s/tail.glb", tmp);
+    assert_int_equal(test_run(out, sizeof out, "'%s' tail '%s' -o '%s' --no-bake --report '%s'",
+                              bin, glb, tail, missing),
+                     3);
+    assert_false(test_file_exists(tail));
+    assert_int_equal(test_run(out, sizeof out, "'%s' tail '%s' -o '%s' --no-bake --report '%s'",
+                              bin, glb, tail, report),
+                     0);
+    f = fopen(report, "rb");
+    assert_non_null(f);
+    n = fread(out, 1, OUT_SIZE - 1, f);
+    fclose(f);
+    out[n] = 0;
+    j = cJSON_Parse(out);
+    assert_non_null(j);
+    assert_int_equal(cJSON_GetObjectItem(j, "chains")->valueint, 1);
+    cJSON_Delete(j);
+
+    /* Nothing else in the folder: no temporary file survived any of the runs. */
+    assert_int_equal(count_entries(tmp), 4); /* fox.glb fox.json tail.glb report.json */
+    test_run(NULL, 0, "rm -rf '%s'", tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_inspect_malformed_file),
         cmocka_unit_test(test_inspect_generated_model),
         cmocka_unit_test(test_inspect_every_shared_model),
+        cmocka_unit_test(test_json_outputs_whole_or_not_at_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,7 +34,7 @@ static void list_kinds(void)
                sinew_creature_kind_summary((sinew_creature_kind)k));
 }
 
-/* The truth as JSON text (cJSON_Print, to free with cJSON_free), or NULL when out of memory. */
+/* The truth as JSON text (cJSON_Print; free with cJSON_free), or NULL when out of memory. */
 static char *truth_json(const sinew_creature_truth *t)
 {
     char generator[64];
@@ -65,7 +65,7 @@ static char *truth_json(const sinew_creature_truth *t)
     cJSON *labels = cJSON_AddArrayToObject(root, "vertex_piece");
     for (uint32_t v = 0; v < t->vertex_count; v++)
         cJSON_AddItemToArray(labels, cJSON_CreateNumber(t->vertex_piece[v]));
-    char *text = cJSON_Print(root); /* NULL when any step above ran out of memory */
+    char *text = cJSON_Print(root);
     cJSON_Delete(root);
     return text;
 }
