@@ -34,8 +34,8 @@ sinew_result sinew_document_load_file(const char *path, const sinew_load_options
                                       sinew_document **out, sinew_error *err);
 /* The same from bytes in memory (GLB or JSON text). The bytes are copied. */
 sinew_result sinew_document_load_memory(const void *data, size_t size,
-                                        const sinew_load_options *options,
-                                        sinew_document **out, sinew_error *err);
+                                        const sinew_load_options *options, sinew_document **out,
+                                        sinew_error *err);
 void sinew_document_free(sinew_document *doc);
 
 /* Non-fatal findings from loading and editing ("points primitive ignored", "weights of mesh 0
@@ -49,8 +49,8 @@ const char *sinew_document_warning(const sinew_document *doc, uint32_t index);
 sinew_result sinew_document_write_file(const sinew_document *doc, const char *path,
                                        sinew_error *err);
 /* Serialises to a GLB in memory; *out is malloc'ed and the caller frees it with free(). */
-sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **out,
-                                             size_t *size, sinew_error *err);
+sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **out, size_t *size,
+                                             sinew_error *err);
 
 /* ---- the model view ---- */
 
@@ -76,8 +76,7 @@ sinew_result sinew_model_from_document(const sinew_document *doc,
  * WEIGHTS_0, plus JOINTS_1/WEIGHTS_1 when more than 4 slots are used), one animation per
  * clip. Deterministic: the same model gives the same bytes. Used by the procedural creatures.
  * The mesh's ranges are set to point at the new document. */
-sinew_result sinew_document_from_model(sinew_model *model, sinew_document **out,
-                                       sinew_error *err);
+sinew_result sinew_document_from_model(sinew_model *model, sinew_document **out, sinew_error *err);
 
 /* Reads COLOR_0 of the model's mesh (RGB, 3 floats per vertex in [0, 1], alpha dropped) in
  * the model's concatenated vertex order. SINEW_ERR_NOT_FOUND when no primitive of the model
@@ -114,8 +113,7 @@ sinew_result sinew_document_set_influences(sinew_document *doc, int32_t mesh, in
 
 /* Sets COLOR_0 (RGBA float) of one primitive, replacing any existing COLOR_0. */
 sinew_result sinew_document_set_colors(sinew_document *doc, int32_t mesh, int32_t primitive,
-                                       uint32_t vertex_count, const float *rgba,
-                                       sinew_error *err);
+                                       uint32_t vertex_count, const float *rgba, sinew_error *err);
 
 /* Index of the animation named `name`, appending an empty one when `create` is 1 and there is
  * none. SINEW_ERR_NOT_FOUND when absent and create is 0. */
@@ -131,8 +129,8 @@ sinew_result sinew_document_clear_animation(sinew_document *doc, int32_t animati
  * CUBICSPLINE). Times must be strictly increasing and finite. */
 sinew_result sinew_document_set_channel(sinew_document *doc, int32_t animation, int32_t node,
                                         sinew_path path, sinew_interpolation interpolation,
-                                        uint32_t key_count, const float *times,
-                                        const float *values, sinew_error *err);
+                                        uint32_t key_count, const float *times, const float *values,
+                                        sinew_error *err);
 
 /* Sets or replaces a string in the document's asset.extras.sinew object (a provenance note:
  * "tail: 1 chain of 4 bones"). */
