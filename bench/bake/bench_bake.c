@@ -19,30 +19,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench_util.h"
 #include "sinew/bake.h"
 #include "sinew/document.h"
 #include "sinew/rig.h"
 
 #define GOAL_MS 50.0
-
-static double clock_ms(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* Loads `path` and gives it a tail chain in memory, as `sinew tail` does. */
 static int load_rigged(const char *path, sinew_document **doc, sinew_model **model, uint32_t *bones)
@@ -127,12 +109,12 @@ int main(int argc, char **argv)
     for (int r = 0; r < repeat; r++)
         for (uint32_t c = 0; c < clips; c++) {
             sinew_error err = {0};
-            double t0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
+            double t0 = bench_ms(CLOCK_THREAD_CPUTIME_ID);
             if (sinew_bake_clip(model, NULL, c, NULL, &tracks[c], &err) != SINEW_OK) {
                 fprintf(stderr, "bench_bake: clip %u: %s\n", c, err.message);
                 return 1;
             }
-            per[(size_t)c * repeat + r] = clock_ms(CLOCK_THREAD_CPUTIME_ID) - t0;
+            per[(size_t)c * repeat + r] = bench_ms(CLOCK_THREAD_CPUTIME_ID) - t0;
             if (r + 1 < repeat) sinew_bake_track_free(model, &tracks[c]);
         }
     sinew_model_free(model);
@@ -142,10 +124,10 @@ int main(int argc, char **argv)
     for (int r = 0; r < repeat; r++) {
         sinew_error err = {0};
         if (!load_rigged(path, &doc, &model, &bones)) return 1;
-        double w0 = clock_ms(CLOCK_MONOTONIC), t0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
+        double w0 = bench_ms(CLOCK_MONOTONIC), t0 = bench_ms(CLOCK_THREAD_CPUTIME_ID);
         sinew_result res = sinew_bake_all(doc, model, NULL, sum, &err);
-        all[r] = clock_ms(CLOCK_THREAD_CPUTIME_ID) - t0;
-        wall[r] = clock_ms(CLOCK_MONOTONIC) - w0;
+        all[r] = bench_ms(CLOCK_THREAD_CPUTIME_ID) - t0;
+        wall[r] = bench_ms(CLOCK_MONOTONIC) - w0;
         if (res != SINEW_OK) {
             fprintf(stderr, "bench_bake: %s\n", err.message);
             return 1;
@@ -161,7 +143,7 @@ int main(int argc, char **argv)
     for (uint32_t c = 0; c < clips; c++) {
         for (int r = 0; r < repeat; r++)
             col[r] = per[(size_t)c * repeat + r];
-        double ms = median(col, repeat);
+        double ms = bench_median(col, (size_t)repeat);
         per_sum += ms;
         printf("  %-18.18s %8.2fs %7u %6s %5u %8.2f\n", model->clips[c].name,
                (double)model->clips[c].duration, tracks[c].passes,
@@ -170,7 +152,7 @@ int main(int argc, char **argv)
         sinew_bake_track_free(model, &tracks[c]);
     }
     printf("  sum of per-clip medians      %8.2f ms\n", per_sum);
-    double m_all = median(all, repeat), m_wall = median(wall, repeat);
+    double m_all = bench_median(all, (size_t)repeat), m_wall = bench_median(wall, (size_t)repeat);
     printf("  sinew_bake_all, %u clips     %8.2f ms CPU (wall %.2f ms), median of %d   "
            "(goal <= %.0f ms: %s)\n",
            clips, m_all, m_wall, repeat, GOAL_MS, m_all <= GOAL_MS ? "met" : "NOT met");
