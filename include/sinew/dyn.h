@@ -26,7 +26,9 @@
  * a forward plane at the tail root, floor contact by sphere/plane intersection overriding the
  * limit. Beyond the seed: when coupling or the limit holds a link away from where its
  * particle pushes, the velocity component toward that push is removed as the seed does for
- * the limit, so a held link does not keep a ghost velocity that never shows as motion.
+ * the limit, so a held link does not keep a ghost velocity that never shows as motion; and a
+ * bind cone (bind_limit) also bounds each link's bend from its bind direction, the bend that
+ * deforms the skin.
  *
  * Units and scaling. Lengths are in the file's units. The seed's values are for its 1.91 m
  * fox; sinew scales them with the model: s = reference_size / 1.91, where reference_size is
@@ -104,6 +106,16 @@ typedef struct sinew_dyn_params {
     float reference_size; /* the model's size in its units; default: sinew_model.world_size.scale,
                              or the skeleton's extent when that is 0 */
     uint32_t disable;     /* SINEW_DYN_NO_* bits; default: 0 (everything on) */
+    float bind_limit;     /* radians, the bind cone: largest bend of a link from its BIND
+                             direction (what deforms the skin), on top of bend_limit, which
+                             counts from the rest arc (itself 12-22 degrees from bind), so
+                             bends from bind reached 44 degrees and the skin folded
+                             (quaternius_Fox Gallop: 22 torn tail samples, min ratio 0.61;
+                             cone 30: 2 torn, 28 and 26: 0; 25: 0, min 0.72). A link's cone
+                             is never narrower than its rest arc's own bend from bind.
+                             Switched off with the bend limit (SINEW_DYN_NO_LIMIT); last
+                             field so positional initialisers of the older fields still hold;
+                             default: 25 degrees */
 } sinew_dyn_params;
 
 /* The chain to simulate, when the caller names it (NULL desc: find Tail_* by name). */

@@ -9,6 +9,9 @@ typedef struct dyn_link {
     sinew_vec3 head;      /* head offset in the parent's local frame (rest translation) */
     float own_scale;      /* the joint's rest scale (x), dimensionless */
     sinew_quat rest;      /* corrected local rest rotation: centred arc + carry applied */
+    sinew_quat bind;      /* local bind rotation: the pose the skin was bound in */
+    float cos_half_bind;  /* of this link's bind cone / 2: max(bind_limit, the rest arc's */
+    float sin_half_bind;  /* own bend from bind), so the rest direction is always inside */
     sinew_vec3 dir;       /* unit tip direction in the joint's own frame */
     float length;         /* |tip offset| in the joint's own units */
     float omega;          /* rad/s, 2 pi f */

@@ -28,6 +28,7 @@ void sinew_dyn_params_default(sinew_dyn_params *out)
     out->teleport_distance = 1.0f;
     out->reference_size = SINEW_DYN_REFERENCE_SIZE;
     out->disable = 0;
+    out->bind_limit = 25.0f * DEG; /* bind cone: 0 torn tail samples (see dyn.h) */
 }
 
 static int bad(float v)
@@ -58,6 +59,7 @@ sinew_result dyn_params_resolve(const sinew_dyn_params *in, float reference_size
         {"carry", &p.carry, d.carry},
         {"coupling_rate", &p.coupling_rate, d.coupling_rate},
         {"bend_limit", &p.bend_limit, d.bend_limit},
+        {"bind_limit", &p.bind_limit, d.bind_limit},
         {"floor_clearance", &p.floor_clearance, d.floor_clearance},
         {"contact_damping", &p.contact_damping, d.contact_damping},
         {"max_step", &p.max_step, d.max_step},
@@ -87,6 +89,7 @@ sinew_result dyn_params_resolve(const sinew_dyn_params *in, float reference_size
     if (!isfinite(p.floor_height))
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "dyn params: floor_height is not finite");
     if (p.bend_limit > (float)SINEW_PI) p.bend_limit = (float)SINEW_PI;
+    if (p.bind_limit > (float)SINEW_PI) p.bind_limit = (float)SINEW_PI;
     if (p.max_substeps == 0) p.max_substeps = d.max_substeps;
     if (p.max_substeps > 1000) p.max_substeps = 1000;
     if (p.max_step < 1e-5f) p.max_step = 1e-5f;

@@ -316,6 +316,15 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
         sinew_quat fix = sinew_quat_swing(sinew_vec3_normalize_or(cur, u), u);
         sinew_quat g = sinew_quat_normalize(sinew_quat_mul(fix, uncorrected));
         rig->links[i].rest = sinew_quat_normalize(sinew_quat_mul(sinew_quat_conjugate(frame), g));
+        /* The bind cone (see bind_limit): never narrower than the rest arc's own bend. */
+        rig->links[i].bind = sinew_quat_normalize(local[i].rotation);
+        sinew_vec3 bdir = sinew_quat_rotate(rig->links[i].bind, rig->links[i].dir);
+        sinew_vec3 rdir = sinew_quat_rotate(rig->links[i].rest, rig->links[i].dir);
+        float cb = fminf(1.0f, fmaxf(-1.0f, sinew_vec3_dot(sinew_vec3_normalize_or(bdir, rdir),
+                                                           sinew_vec3_normalize_or(rdir, bdir))));
+        double cone = fmax((double)p->bind_limit, acos((double)cb));
+        rig->links[i].cos_half_bind = (float)dyn_cos(0.5 * cone);
+        rig->links[i].sin_half_bind = (float)dyn_sin(0.5 * cone);
         frame = g;
     }
     sinew_free(allocator, w);

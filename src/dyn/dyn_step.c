@@ -6,6 +6,7 @@
  *   q_i  = swing(H^-1 r_i, H^-1 d_i)                       bend in the common hips frame
  *   q*_i = slerp(q_i, slerp(q_{i-1}^old, q_{i+1}^old, 1/2), 1 - exp(-k dt))   coupling
  *   q^lim = slerp(I, q*, theta_max / theta) if theta > theta_max               elastic limit
+ *   then the same kind of cone about the link's bind direction (bind_limit, the skin's bend)
  *   then the forward plane at the tail root and the floor (sphere/plane intersection,
  *   u = (F - h_y) / l clamped, F = g0 + rho) override the limit; the particle is put back
  *   on its rope sphere without feeding the correction into the velocity; the radial
@@ -215,6 +216,21 @@ static void substep(const step_ctx *cx, const dyn_frame *f, float h, sinew_quat 
             limited = 1;
         }
         sinew_vec3 dfin_h = sinew_quat_rotate(qb, rh);
+        /* Bind cone: the bend from BIND (what deforms the skin) is kept within bind_limit,
+         * along the same great circle, on top of the limit from the rest direction above. */
+        if (limit_on) {
+            const sinew_vec3 bh = sinew_quat_rotate(sinew_quat_mul(ph, L->bind), L->dir);
+            sinew_quat qk = sinew_quat_swing(bh, dfin_h);
+            if (fabsf(qk.w) < L->cos_half_bind) {
+                float sgn = qk.w < 0.0f ? -1.0f : 1.0f;
+                sinew_vec3 axis = sinew_vec3_normalize_or(
+                    sinew_vec3_make(qk.x * sgn, qk.y * sgn, qk.z * sgn), sinew_vec3_make(1, 0, 0));
+                qk = sinew_quat_make(axis.x * L->sin_half_bind, axis.y * L->sin_half_bind,
+                                     axis.z * L->sin_half_bind, L->cos_half_bind);
+                dfin_h = sinew_quat_rotate(qk, bh);
+                limited = 1;
+            }
+        }
         sinew_vec3 dfin = rot3_apply(&Hm, dfin_h);
 
         /* Forward plane through the tail root: (h + l d - root) . fwd <= 0. */
@@ -692,6 +708,20 @@ static void substep4(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const
             qb = Q4sel(limited, ql, qb);
         }
         V3 dfin_h = Q4rotate(qb, rh);
+        if (limit_on) { /* the bind cone, as in substep() */
+            const V3 bh = Q4rotate(Q4mul(ph, Q4splat(L->bind)), V3splat(L->dir));
+            Q4 qk = Q4swing(bh, dfin_h);
+            m4 over = vabs(qk.w) < splat(L->cos_half_bind);
+            if (over[0] | over[1] | over[2] | over[3]) {
+                v4 sgn = vsel(qk.w < zero, splat(-1.0f), one);
+                V3 axis = V3normalize_or((V3){qk.x * sgn, qk.y * sgn, qk.z * sgn},
+                                         V3splat(sinew_vec3_make(1, 0, 0)));
+                Q4 qc = {axis.x * splat(L->sin_half_bind), axis.y * splat(L->sin_half_bind),
+                         axis.z * splat(L->sin_half_bind), splat(L->cos_half_bind)};
+                dfin_h = V3sel(over, Q4rotate(qc, bh), dfin_h);
+                limited |= over;
+            }
+        }
         V3 dfin = R3apply(&Hm, dfin_h);
 
         m4 plane_hit = none;

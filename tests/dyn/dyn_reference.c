@@ -89,7 +89,8 @@ int main(int argc, char **argv)
                           pv[13] > 0 ? (uint32_t)pv[13] : 0u,
                           pv[14],
                           pv[15],
-                          pv[16] > 0 ? (uint32_t)pv[16] : 0u};
+                          pv[16] > 0 ? (uint32_t)pv[16] : 0u,
+                          0.0f /* bind_limit: the default */};
     sinew_dyn_chain_desc desc = {chain, m, end};
     sinew_dyn_rig *rig = NULL;
     sinew_error err;
