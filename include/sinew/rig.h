@@ -19,6 +19,11 @@
  *   6. apply.c      writes the chain into a sinew_model and into the glTF document.
  *
  * Where sinew goes beyond the seed (each measured on the shared models, see tests/rig):
+ *   - Rump skin at a tilted tail root: when the collar ring's plane is tilted more than 16
+ *     degrees against the first bone, far skin beside the root joint (not beyond it) keeps
+ *     the rigger's weights (quaternius Velociraptor precision 0.931 -> 0.976). The threshold
+ *     sits between measured tilts of 13.5 (Khronos fox, must not apply) and 17.9 (quaternius
+ *     fox): a narrow margin, see src/rig/chain.c.
  *   - Welding joins positions closer than 0.03% of H, not only identical ones: material
  *     groups are split with hairline gaps (the Quaternius fox's tail tip floats 0.02% of H off
  *     the rest of its tail, which made it a second, collar-less piece).

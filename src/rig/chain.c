@@ -10,7 +10,9 @@
  *   weights  s = K g / L, k = floor(s), f = s - k: w_prev = clamp(0.5 - f/w, 0, 0.5),
  *            w_next = clamp((f - 1 + w/2)/w, 0, 0.5), w_self = 1 - w_prev - w_next, with the
  *            blend width w (the seed's w = 0.5 gives 0.5 - 2f and 2f - 1.5); bone k+1 owns
- *            segment k, and the root segment's prev is the pelvis. */
+ *            segment k, and the root segment's prev is the pelvis. Where the collar ring
+ *            is tilted > 16 degrees against J_0->J_1, skin beside J_0 rather than beyond it
+ *            (0 < t < half its distance from the line) keeps its weights (rump skin). */
 #include "rig_internal.h"
 
 #include <float.h>
@@ -263,6 +265,45 @@ sinew_result rig_chain_geometry(const sinew_rig_analysis *a, const sinew_model *
     return SINEW_OK;
 }
 
+/* Angle in degrees between the plane of piece p's collar ring (the normal is the covariance's
+ * least eigenvector) and the root bone J0->J1. */
+static float collar_tilt(const sinew_rig_analysis *a, const sinew_model *m, uint32_t p,
+                         sinew_vec3 j0, sinew_vec3 j1)
+{
+    double c[3] = {0, 0, 0}, C[3][3] = {{0}};
+    uint32_t n = 0;
+    for (uint32_t q = 0; q < a->far_piece_count; q++)
+        for (uint32_t k = a->collar_start[q]; a->root_of[q] == p && k < a->collar_start[q + 1];
+             k++) {
+            sinew_vec3 x = m->mesh.positions[a->collar[k]];
+            c[0] += x.x, c[1] += x.y, c[2] += x.z, n++;
+        }
+    if (n < 3) return 0;
+    for (int i = 0; i < 3; i++)
+        c[i] /= n;
+    for (uint32_t q = 0; q < a->far_piece_count; q++)
+        for (uint32_t k = a->collar_start[q]; a->root_of[q] == p && k < a->collar_start[q + 1];
+             k++) {
+            sinew_vec3 x = m->mesh.positions[a->collar[k]];
+            double d[3] = {x.x - c[0], x.y - c[1], x.z - c[2]};
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    C[i][j] += d[i] * d[j];
+        }
+    /* The ring's normal: the eigenvector of the smallest eigenvalue (Jacobi, math.h). */
+    double cov[9], values[3], vectors[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            cov[i * 3 + j] = C[i][j];
+    sinew_sym3_eigen(cov, values, vectors);
+    const double v[3] = {vectors[0 * 3 + 2], vectors[1 * 3 + 2], vectors[2 * 3 + 2]};
+    sinew_vec3 b = sinew_vec3_sub(j1, j0);
+    double bl = sqrt((double)b.x * b.x + (double)b.y * b.y + (double)b.z * b.z);
+    if (!(bl > 0)) return 0;
+    double cs = fabs(v[0] * b.x + v[1] * b.y + v[2] * b.z) / bl;
+    return (float)(acos(cs > 1 ? 1 : cs) * 57.29577951308232);
+}
+
 sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options *options,
                                    sinew_rig_report *rep, sinew_rig_plan *plan, sinew_error *err)
 {
@@ -380,8 +421,30 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
         /* Weights. */
         double rad = 0;
         uint32_t rad_n = 0;
+        /* Rump skin at a tilted root. When the collar ring is tilted against the root bone
+         * (its plane normal more than 16 degrees off J_0->J_1), one side of the ring runs up
+         * onto the rump, and far skin there sits beside J_0 rather than beyond it: skin whose
+         * progress t along J_0->J_1 is positive but less than half its distance from that
+         * line keeps its weights. Measured tilts, and what the rule does when applied:
+         *   Fox 13.5       recall 1.000 -> 0.944 (true tail skin at that angle)  left alone
+         *   TRex 9.8       recall 1.000 -> 0.960, precision 0.968 -> 1.000       left alone
+         *   fox 5.4, lizard 11.0 (procedural): chain recall 1.000 -> 0.962, 0.968 left alone
+         *   quaternius Fox 17.9: precision 0.959 -> 1.000, recall 0.957 unchanged
+         *   Velociraptor 19.2:   precision 0.931 -> 0.976 (its welded rump positions, 1.03-1.09x
+         *                        the far threshold, that the artist weighted to the body)
+         *   mouse 24.8 (procedural): 0.987 of its tail skin stays on the chain.
+         * 16 lies between the largest tilt the rule must spare (13.5) and the Velociraptor. */
+        const float tilt = collar_tilt(a, m, p, J[0], J[1]);
+        const sinew_vec3 u =
+            sinew_vec3_normalize_or(sinew_vec3_sub(J[1], J[0]), sinew_vec3_make(0, 0, 0));
         for (uint32_t i = 0; i < count; i++) {
             uint32_t v = verts[i];
+            if (tilt > 16.0f) {
+                sinew_vec3 d = sinew_vec3_sub(m->mesh.positions[v], J[0]);
+                float t = sinew_vec3_dot(d, u);
+                float off = sinew_vec3_length(sinew_vec3_sub(d, sinew_vec3_scale(u, t)));
+                if (t > 0 && t < 0.5f * off) continue;
+            }
             float gv = g[a->weld[v]];
             if (gv == FLT_MAX) gv = 0;
             float s = (float)K * gv / L;

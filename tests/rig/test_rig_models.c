@@ -101,10 +101,7 @@ static void check_one(const char *dir, const char *name, const char *tmp)
             (double)rep.scale, (double)rep.pieces[tp].distance_before,
             (double)rep.pieces[tp].distance_after);
     assert_true(recall >= 0.95);
-    /* Known shortfall: on the Velociraptor the far threshold leaves four rump positions
-     * (24 split vertices, 1.03-1.09x the threshold) inside the tail's root ring, which the
-     * artist weighted to the body: precision 0.931. Every other file reaches 0.95. */
-    assert_true(precision >= (strstr(name, "Velociraptor") ? 0.92 : 0.95));
+    assert_true(precision >= 0.95);
     assert_int_equal(changed_outside, 0);
     assert_int_equal(moved, 0);
     /* Nothing else changes: node count grows by K + 1, every old node keeps name and TRS,
