@@ -17,6 +17,8 @@ typedef struct dyn_link {
     float omega;          /* rad/s, 2 pi f */
     float omega2;         /* rad^2/s^2 */
     float two_zeta_omega; /* 1/s */
+    sinew_vec3 rest_dir;  /* rot(rest, dir) and rot(bind, dir): per-link constants that */
+    sinew_vec3 bind_dir;  /* substep4 would otherwise rebuild with a product + rotation */
 } dyn_link;
 
 struct sinew_dyn_rig {
@@ -31,6 +33,10 @@ struct sinew_dyn_rig {
     sinew_quat parent_bind_inv;              /* inverse bind rotation of the parent: hips frame H =
                                                 R_parent(t) * parent_bind_inv (world axes at bind) */
     float cos_half_limit, sin_half_limit;    /* of bend_limit / 2 */
+    float step_alpha;                        /* 1 - exp(-coupling_rate max_step) and */
+    float step_decay;                        /* exp(-contact_damping max_step), for the fixed
+                                                substeps of run_many (hoisted: the portable
+                                                exp is ~20 double divisions per call) */
     float bind_length[SINEW_DYN_MAX_JOINTS]; /* link lengths in bind space, model units */
     dyn_link links[SINEW_DYN_MAX_JOINTS];
 };

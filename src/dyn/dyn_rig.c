@@ -233,6 +233,9 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
     r = dyn_params_resolve(params, extent, &rig->params, &rig->size_factor, err);
     if (r != SINEW_OK) goto fail;
     const sinew_dyn_params *p = &rig->params;
+    /* the same expressions as substep4 would evaluate with h = max_step */
+    rig->step_alpha = 1.0f - (float)dyn_exp_neg(-(double)p->coupling_rate * (double)p->max_step);
+    rig->step_decay = (float)dyn_exp_neg((double)(-p->contact_damping * p->max_step));
 
     rig->joint_count = n;
     rig->node_count = model->node_count;
@@ -320,6 +323,8 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
         rig->links[i].bind = sinew_quat_normalize(local[i].rotation);
         sinew_vec3 bdir = sinew_quat_rotate(rig->links[i].bind, rig->links[i].dir);
         sinew_vec3 rdir = sinew_quat_rotate(rig->links[i].rest, rig->links[i].dir);
+        rig->links[i].rest_dir = rdir;
+        rig->links[i].bind_dir = bdir;
         float cb = fminf(1.0f, fmaxf(-1.0f, sinew_vec3_dot(sinew_vec3_normalize_or(bdir, rdir),
                                                            sinew_vec3_normalize_or(rdir, bdir))));
         double cone = fmax((double)p->bind_limit, acos((double)cb));
