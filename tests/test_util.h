@@ -78,6 +78,23 @@ static inline int test_run(char *output, size_t size, const char *fmt, ...)
     return -1;
 }
 
+/* A whole file, NUL-terminated, malloc'ed (the caller frees it); NULL when unreadable. */
+static inline char *test_read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
+    fclose(f);
+    if (!buf) return NULL;
+    buf[got] = 0;
+    *size = got;
+    return buf;
+}
+
 static inline int test_file_exists(const char *path)
 {
     struct stat st;

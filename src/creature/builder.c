@@ -589,3 +589,36 @@ uint8_t creature_add_piece(creature_build *b, const char *name, sinew_creature_p
     snprintf(p->attach_joint, sizeof p->attach_joint, "%s", attach_joint ? attach_joint : "");
     return (uint8_t)i;
 }
+
+creature_tube creature_tube_make(uint8_t piece, uint32_t segments, uint32_t rings, sinew_vec3 a,
+                                 sinew_vec3 b, sinew_vec3 side, float cap0, float cap1)
+{
+    creature_tube t;
+    memset(&t, 0, sizeof t);
+    t.piece = piece;
+    t.segments = segments;
+    t.rings = rings;
+    t.patch = 4;
+    t.ctrl_count = 2;
+    t.ctrl[0] = a;
+    t.ctrl[1] = b;
+    t.side = side;
+    t.cap0 = cap0;
+    t.cap1 = cap1;
+    t.weights.mode = CREATURE_WEIGHT_NEAREST;
+    return t;
+}
+
+void creature_tube_profile(creature_tube *t, float at, float a, float b, float off)
+{
+    uint32_t i = t->profile_count;
+    if (i >= CREATURE_MAX_PROFILE) return;
+    t->prof_t[i] = at, t->prof_a[i] = a, t->prof_b[i] = b, t->prof_off[i] = off;
+    t->profile_count = i + 1;
+}
+
+void creature_tube_candidate(creature_tube *t, int32_t j)
+{
+    if (j >= 0 && t->weights.count < CREATURE_MAX_CANDIDATES)
+        t->weights.joints[t->weights.count++] = j;
+}

@@ -98,6 +98,15 @@ typedef struct creature_mesh {
     int failed; /* an allocation failed */
 } creature_mesh;
 
+/* A straight tube from a to b (2 control points), `side` its reference direction around the
+ * axis, caps cap0/cap1 (0: open), weighted to the nearest candidate joints. */
+creature_tube creature_tube_make(uint8_t piece, uint32_t segments, uint32_t rings, sinew_vec3 a,
+                                 sinew_vec3 b, sinew_vec3 side, float cap0, float cap1);
+/* Adds a cross-section (radii a, b, offset `off`) at parameter `at` along the tube. */
+void creature_tube_profile(creature_tube *t, float at, float a, float b, float off);
+/* Adds joint j (skipped when negative) to the joints the tube's skin may be weighted to. */
+void creature_tube_candidate(creature_tube *t, int32_t j);
+
 /* Appends a tube. Returns 0 when an allocation failed (mesh->failed is set). */
 int creature_mesh_tube(creature_mesh *m, const creature_skeleton *s, const creature_tube *t);
 /* Arc length of a tube's centre line (metres). */

@@ -88,39 +88,6 @@ static void build_skeleton(creature_skeleton *s, humanoid *h, const char *prefix
 
 /* ---- tube helpers ---- */
 
-static creature_tube tube(uint8_t piece, uint32_t segs, uint32_t rings, sinew_vec3 a, sinew_vec3 b,
-                          sinew_vec3 side, float cap0, float cap1)
-{
-    creature_tube t;
-    memset(&t, 0, sizeof t);
-    t.piece = piece;
-    t.segments = segs;
-    t.rings = rings;
-    t.patch = 4;
-    t.ctrl_count = 2;
-    t.ctrl[0] = a;
-    t.ctrl[1] = b;
-    t.side = side;
-    t.cap0 = cap0;
-    t.cap1 = cap1;
-    t.weights.mode = CREATURE_WEIGHT_NEAREST;
-    return t;
-}
-
-static void prof(creature_tube *t, float at, float a, float b, float off)
-{
-    uint32_t i = t->profile_count;
-    if (i >= CREATURE_MAX_PROFILE) return;
-    t->prof_t[i] = at, t->prof_a[i] = a, t->prof_b[i] = b, t->prof_off[i] = off;
-    t->profile_count = i + 1;
-}
-
-static void cand(creature_tube *t, int32_t j)
-{
-    if (j >= 0 && t->weights.count < CREATURE_MAX_CANDIDATES)
-        t->weights.joints[t->weights.count++] = j;
-}
-
 static void along(creature_tube *t, int32_t j, float from, float to)
 {
     uint32_t i = t->weights.count;
@@ -159,85 +126,94 @@ static int build_body(creature_build *b, const humanoid *h, int snout)
 
     /* torso: crotch to the base of the neck; thick around the chest (see the file comment).
      * `b` radii run along -z here (tangent +y x side +x), so a negative offset is forward. */
-    creature_tube t = tube(0, 56, 52, v3(0, 0.82f, 0.005f), v3(0, 1.58f, 0.0f), X, 0.10f, 0.10f);
-    prof(&t, 0.00f, 0.120f, 0.075f, 0.0f);
-    prof(&t, 0.15f, 0.175f, 0.102f, 0.0f);
-    prof(&t, 0.30f, 0.165f, 0.122f, -0.005f);
-    prof(&t, 0.45f, 0.190f, 0.158f, -0.012f);
-    prof(&t, 0.62f, 0.215f, 0.168f, -0.008f);
-    prof(&t, 0.78f, 0.215f, 0.152f, 0.0f);
-    prof(&t, 0.92f, 0.150f, 0.110f, 0.0f);
-    prof(&t, 1.00f, 0.080f, 0.070f, 0.0f);
-    cand(&t, h->hips), cand(&t, h->spine), cand(&t, h->spine1), cand(&t, h->spine2);
-    cand(&t, h->neck), cand(&t, h->shoulder[L]), cand(&t, h->shoulder[R]);
-    cand(&t, h->upleg[L]), cand(&t, h->upleg[R]);
+    creature_tube t =
+        creature_tube_make(0, 56, 52, v3(0, 0.82f, 0.005f), v3(0, 1.58f, 0.0f), X, 0.10f, 0.10f);
+    creature_tube_profile(&t, 0.00f, 0.120f, 0.075f, 0.0f);
+    creature_tube_profile(&t, 0.15f, 0.175f, 0.102f, 0.0f);
+    creature_tube_profile(&t, 0.30f, 0.165f, 0.122f, -0.005f);
+    creature_tube_profile(&t, 0.45f, 0.190f, 0.158f, -0.012f);
+    creature_tube_profile(&t, 0.62f, 0.215f, 0.168f, -0.008f);
+    creature_tube_profile(&t, 0.78f, 0.215f, 0.152f, 0.0f);
+    creature_tube_profile(&t, 0.92f, 0.150f, 0.110f, 0.0f);
+    creature_tube_profile(&t, 1.00f, 0.080f, 0.070f, 0.0f);
+    creature_tube_candidate(&t, h->hips), creature_tube_candidate(&t, h->spine),
+        creature_tube_candidate(&t, h->spine1), creature_tube_candidate(&t, h->spine2);
+    creature_tube_candidate(&t, h->neck), creature_tube_candidate(&t, h->shoulder[L]),
+        creature_tube_candidate(&t, h->shoulder[R]);
+    creature_tube_candidate(&t, h->upleg[L]), creature_tube_candidate(&t, h->upleg[R]);
     ok &= creature_mesh_tube(m, s, &t);
 
     /* neck */
-    t = tube(0, 28, 12, v3(0, 1.47f, -0.01f), v3(0, 1.70f, 0.01f), X, 0, 0);
-    prof(&t, 0, 0.075f, 0.070f, 0);
-    cand(&t, h->spine2), cand(&t, h->neck), cand(&t, h->head);
+    t = creature_tube_make(0, 28, 12, v3(0, 1.47f, -0.01f), v3(0, 1.70f, 0.01f), X, 0, 0);
+    creature_tube_profile(&t, 0, 0.075f, 0.070f, 0);
+    creature_tube_candidate(&t, h->spine2), creature_tube_candidate(&t, h->neck),
+        creature_tube_candidate(&t, h->head);
     ok &= creature_mesh_tube(m, s, &t);
 
     /* head: an ellipsoid above the Head joint */
-    t = tube(0, 48, 34, v3(0, 1.60f, 0.0f), v3(0, 1.84f, 0.02f), X, 0.5f, 0.5f);
-    prof(&t, 0, 0.100f, 0.105f, 0);
-    cand(&t, h->head), cand(&t, h->neck);
+    t = creature_tube_make(0, 48, 34, v3(0, 1.60f, 0.0f), v3(0, 1.84f, 0.02f), X, 0.5f, 0.5f);
+    creature_tube_profile(&t, 0, 0.100f, 0.105f, 0);
+    creature_tube_candidate(&t, h->head), creature_tube_candidate(&t, h->neck);
     ok &= creature_mesh_tube(m, s, &t);
 
     if (snout) {
-        t = tube(0, 24, 14, v3(0, 1.70f, 0.06f), v3(0, 1.665f, 0.25f), X, 0, 0.25f);
-        prof(&t, 0, 0.055f, 0.050f, 0);
-        prof(&t, 1, 0.022f, 0.020f, 0);
-        cand(&t, h->head);
+        t = creature_tube_make(0, 24, 14, v3(0, 1.70f, 0.06f), v3(0, 1.665f, 0.25f), X, 0, 0.25f);
+        creature_tube_profile(&t, 0, 0.055f, 0.050f, 0);
+        creature_tube_profile(&t, 1, 0.022f, 0.020f, 0);
+        creature_tube_candidate(&t, h->head);
         ok &= creature_mesh_tube(m, s, &t);
     }
 
     for (int k = 0; k < 2 && ok; k++) {
         float x = sx(k);
         /* upper arm, forearm, paw (T-pose, along x; `a` is vertical, `b` along z) */
-        t = tube(0, 28, 24, v3(0.14f * x, 1.45f, -0.02f), v3(0.48f * x, 1.45f, -0.035f), Y, 0.15f,
-                 0.15f);
-        prof(&t, 0, 0.062f, 0.060f, 0);
-        prof(&t, 1, 0.048f, 0.046f, 0);
-        cand(&t, h->spine2), cand(&t, h->shoulder[k]), cand(&t, h->arm[k]), cand(&t, h->forearm[k]);
+        t = creature_tube_make(0, 28, 24, v3(0.14f * x, 1.45f, -0.02f),
+                               v3(0.48f * x, 1.45f, -0.035f), Y, 0.15f, 0.15f);
+        creature_tube_profile(&t, 0, 0.062f, 0.060f, 0);
+        creature_tube_profile(&t, 1, 0.048f, 0.046f, 0);
+        creature_tube_candidate(&t, h->spine2), creature_tube_candidate(&t, h->shoulder[k]),
+            creature_tube_candidate(&t, h->arm[k]), creature_tube_candidate(&t, h->forearm[k]);
         ok &= creature_mesh_tube(m, s, &t);
 
-        t = tube(0, 28, 24, v3(0.42f * x, 1.45f, -0.035f), v3(0.73f * x, 1.45f, -0.02f), Y, 0.12f,
-                 0.15f);
-        prof(&t, 0, 0.048f, 0.046f, 0);
-        prof(&t, 1, 0.036f, 0.036f, 0);
-        cand(&t, h->arm[k]), cand(&t, h->forearm[k]), cand(&t, h->hand[k]);
+        t = creature_tube_make(0, 28, 24, v3(0.42f * x, 1.45f, -0.035f),
+                               v3(0.73f * x, 1.45f, -0.02f), Y, 0.12f, 0.15f);
+        creature_tube_profile(&t, 0, 0.048f, 0.046f, 0);
+        creature_tube_profile(&t, 1, 0.036f, 0.036f, 0);
+        creature_tube_candidate(&t, h->arm[k]), creature_tube_candidate(&t, h->forearm[k]),
+            creature_tube_candidate(&t, h->hand[k]);
         ok &= creature_mesh_tube(m, s, &t);
 
-        t = tube(0, 24, 14, v3(0.67f * x, 1.45f, -0.02f), v3(0.82f * x, 1.44f, -0.01f), Y, 0.5f,
-                 0.5f);
-        prof(&t, 0, 0.028f, 0.046f, 0);
-        cand(&t, h->forearm[k]), cand(&t, h->hand[k]);
+        t = creature_tube_make(0, 24, 14, v3(0.67f * x, 1.45f, -0.02f),
+                               v3(0.82f * x, 1.44f, -0.01f), Y, 0.5f, 0.5f);
+        creature_tube_profile(&t, 0, 0.028f, 0.046f, 0);
+        creature_tube_candidate(&t, h->forearm[k]), creature_tube_candidate(&t, h->hand[k]);
         ok &= creature_mesh_tube(m, s, &t);
 
         /* thigh, shin, foot (`a` along x, `b` along z) */
-        t = tube(0, 32, 30, v3(0.10f * x, 0.99f, 0.0f), v3(0.10f * x, 0.46f, 0.02f), X, 0.12f,
-                 0.12f);
-        prof(&t, 0.0f, 0.100f, 0.095f, 0);
-        prof(&t, 0.5f, 0.085f, 0.085f, 0);
-        prof(&t, 1.0f, 0.062f, 0.062f, 0);
-        cand(&t, h->hips), cand(&t, h->upleg[k]), cand(&t, h->leg[k]);
+        t = creature_tube_make(0, 32, 30, v3(0.10f * x, 0.99f, 0.0f), v3(0.10f * x, 0.46f, 0.02f),
+                               X, 0.12f, 0.12f);
+        creature_tube_profile(&t, 0.0f, 0.100f, 0.095f, 0);
+        creature_tube_profile(&t, 0.5f, 0.085f, 0.085f, 0);
+        creature_tube_profile(&t, 1.0f, 0.062f, 0.062f, 0);
+        creature_tube_candidate(&t, h->hips), creature_tube_candidate(&t, h->upleg[k]),
+            creature_tube_candidate(&t, h->leg[k]);
         ok &= creature_mesh_tube(m, s, &t);
 
-        t = tube(0, 32, 30, v3(0.10f * x, 0.56f, 0.012f), v3(0.10f * x, 0.05f, -0.015f), X, 0.10f,
-                 0.10f);
-        prof(&t, 0.0f, 0.062f, 0.062f, 0);
-        prof(&t, 0.3f, 0.064f, 0.068f, 0.008f);
-        prof(&t, 1.0f, 0.040f, 0.040f, 0);
-        cand(&t, h->upleg[k]), cand(&t, h->leg[k]), cand(&t, h->foot[k]);
+        t = creature_tube_make(0, 32, 30, v3(0.10f * x, 0.56f, 0.012f),
+                               v3(0.10f * x, 0.05f, -0.015f), X, 0.10f, 0.10f);
+        creature_tube_profile(&t, 0.0f, 0.062f, 0.062f, 0);
+        creature_tube_profile(&t, 0.3f, 0.064f, 0.068f, 0.008f);
+        creature_tube_profile(&t, 1.0f, 0.040f, 0.040f, 0);
+        creature_tube_candidate(&t, h->upleg[k]), creature_tube_candidate(&t, h->leg[k]),
+            creature_tube_candidate(&t, h->foot[k]);
         ok &= creature_mesh_tube(m, s, &t);
 
         /* foot: heel to toe tip, sole at y = 0 */
-        t = tube(0, 28, 20, v3(0.10f * x, 0.045f, -0.07f), v3(0.10f * x, 0.045f, 0.21f), X, 0.5f,
-                 0.5f);
-        prof(&t, 0, 0.052f, 0.045f, 0);
-        cand(&t, h->leg[k]), cand(&t, h->foot[k]), cand(&t, h->toe[k]);
+        t = creature_tube_make(0, 28, 20, v3(0.10f * x, 0.045f, -0.07f),
+                               v3(0.10f * x, 0.045f, 0.21f), X, 0.5f, 0.5f);
+        creature_tube_profile(&t, 0, 0.052f, 0.045f, 0);
+        creature_tube_candidate(&t, h->leg[k]), creature_tube_candidate(&t, h->foot[k]),
+            creature_tube_candidate(&t, h->toe[k]);
         ok &= creature_mesh_tube(m, s, &t);
     }
     return ok && !m->failed;
@@ -260,19 +236,20 @@ static void fit_length(creature_tube *t, float length)
  * weighted to the left shin and both thighs as a template rigger dumps it (seed 000). */
 static int fox_tail(creature_build *b, const humanoid *h, uint8_t piece)
 {
-    creature_tube fur = tube(piece, 32, 36, v3(0, 0, 0), v3(0, 0, 0), v3(1, 0, 0), 0, 0.12f);
+    creature_tube fur =
+        creature_tube_make(piece, 32, 36, v3(0, 0, 0), v3(0, 0, 0), v3(1, 0, 0), 0, 0.12f);
     fur.ctrl_count = 4;
     fur.ctrl[0] = v3(0, 0.93f, -0.09f);
     fur.ctrl[1] = v3(0, 0.87f, -0.42f);
     fur.ctrl[2] = v3(0, 0.70f, -0.75f);
     fur.ctrl[3] = v3(0, 0.44f, -0.90f);
     fit_length(&fur, 0.81f);
-    prof(&fur, 0.00f, 0.065f, 0.065f, 0);
-    prof(&fur, 0.15f, 0.100f, 0.095f, 0);
-    prof(&fur, 0.45f, 0.140f, 0.130f, 0);
-    prof(&fur, 0.75f, 0.112f, 0.105f, 0);
-    prof(&fur, 0.92f, 0.060f, 0.058f, 0);
-    prof(&fur, 1.00f, 0.025f, 0.025f, 0);
+    creature_tube_profile(&fur, 0.00f, 0.065f, 0.065f, 0);
+    creature_tube_profile(&fur, 0.15f, 0.100f, 0.095f, 0);
+    creature_tube_profile(&fur, 0.45f, 0.140f, 0.130f, 0);
+    creature_tube_profile(&fur, 0.75f, 0.112f, 0.105f, 0);
+    creature_tube_profile(&fur, 0.92f, 0.060f, 0.058f, 0);
+    creature_tube_profile(&fur, 1.00f, 0.025f, 0.025f, 0);
     fur.noise = 0.07f;
     fur.seed = 1;
     fur.weights.count = 0;
@@ -287,10 +264,10 @@ static int fox_tail(creature_build *b, const humanoid *h, uint8_t piece)
         skin.ctrl[i] =
             sinew_vec3_madd(skin.ctrl[0], sinew_vec3_sub(skin.ctrl[i], skin.ctrl[0]), 0.92f);
     skin.cap1 = 0.15f;
-    prof(&skin, 0.00f, 0.045f, 0.045f, 0);
-    prof(&skin, 0.30f, 0.062f, 0.060f, 0);
-    prof(&skin, 0.70f, 0.052f, 0.050f, 0);
-    prof(&skin, 1.00f, 0.022f, 0.022f, 0);
+    creature_tube_profile(&skin, 0.00f, 0.045f, 0.045f, 0);
+    creature_tube_profile(&skin, 0.30f, 0.062f, 0.060f, 0);
+    creature_tube_profile(&skin, 0.70f, 0.052f, 0.050f, 0);
+    creature_tube_profile(&skin, 1.00f, 0.022f, 0.022f, 0);
 
     sinew_creature_piece *p = &b->truth->pieces[piece];
     p->shell_count = 2;
@@ -304,15 +281,16 @@ static int fox_tail(creature_build *b, const humanoid *h, uint8_t piece)
  * along the ground in bind pose (seed 000, "O que o camundongo nos ensinou"). */
 static int mouse_tail(creature_build *b, const humanoid *h, uint8_t piece)
 {
-    creature_tube t = tube(piece, 12, 64, v3(0, 0, 0), v3(0, 0, 0), v3(1, 0, 0), 0, 0.03f);
+    creature_tube t =
+        creature_tube_make(piece, 12, 64, v3(0, 0, 0), v3(0, 0, 0), v3(1, 0, 0), 0, 0.03f);
     t.ctrl_count = 4;
     t.ctrl[0] = v3(0, 0.93f, -0.09f);
     t.ctrl[1] = v3(0, 0.50f, -0.55f);
     t.ctrl[2] = v3(0, 0.024f, -0.80f);
     t.ctrl[3] = v3(0.60f, 0.024f, -1.15f);
-    prof(&t, 0.0f, 0.036f, 0.036f, 0);
-    prof(&t, 0.5f, 0.022f, 0.022f, 0);
-    prof(&t, 1.0f, 0.012f, 0.012f, 0);
+    creature_tube_profile(&t, 0.0f, 0.036f, 0.036f, 0);
+    creature_tube_profile(&t, 0.5f, 0.022f, 0.022f, 0);
+    creature_tube_profile(&t, 1.0f, 0.012f, 0.012f, 0);
     t.weights.count = 0;
     template_weights(&t, h->leg[L], 0.15f, 0.60f, h->upleg[L], h->upleg[R], h->hips, 0.30f, 0.10f);
     sinew_creature_piece *p = &b->truth->pieces[piece];
@@ -326,10 +304,10 @@ static int mouse_tail(creature_build *b, const humanoid *h, uint8_t piece)
 static int ear(creature_build *b, const humanoid *h, uint8_t piece, sinew_vec3 base, sinew_vec3 tip,
                float width, float thickness, uint32_t rings)
 {
-    creature_tube t = tube(piece, 16, rings, base, tip, v3(1, 0, 0), 0, 0.10f);
-    prof(&t, 0.0f, width, thickness, 0);
-    prof(&t, 0.4f, width * 1.05f, thickness, 0);
-    prof(&t, 1.0f, width * 0.25f, thickness * 0.6f, 0);
+    creature_tube t = creature_tube_make(piece, 16, rings, base, tip, v3(1, 0, 0), 0, 0.10f);
+    creature_tube_profile(&t, 0.0f, width, thickness, 0);
+    creature_tube_profile(&t, 0.4f, width * 1.05f, thickness, 0);
+    creature_tube_profile(&t, 1.0f, width * 0.25f, thickness * 0.6f, 0);
     t.weights.count = 0;
     along(&t, h->head, 1.0f, 1.0f);
     sinew_creature_piece *p = &b->truth->pieces[piece];
@@ -342,18 +320,21 @@ static int ear(creature_build *b, const humanoid *h, uint8_t piece, sinew_vec3 b
 /* A wide flat cape: a thin slab from the base of the neck over the back down to the knees. */
 static int cape(creature_build *b, const humanoid *h, uint8_t piece)
 {
-    creature_tube t = tube(piece, 48, 32, v3(0, 0, 0), v3(0, 0, 0), v3(1, 0, 0), 0.02f, 0.02f);
+    creature_tube t =
+        creature_tube_make(piece, 48, 32, v3(0, 0, 0), v3(0, 0, 0), v3(1, 0, 0), 0.02f, 0.02f);
     t.ctrl_count = 4;
     t.ctrl[0] = v3(0, 1.55f, -0.07f);
     t.ctrl[1] = v3(0, 1.50f, -0.21f);
     t.ctrl[2] = v3(0, 1.20f, -0.25f);
     t.ctrl[3] = v3(0, 0.55f, -0.32f);
-    prof(&t, 0.0f, 0.17f, 0.012f, 0);
-    prof(&t, 0.3f, 0.27f, 0.012f, 0);
-    prof(&t, 1.0f, 0.40f, 0.012f, 0);
-    cand(&t, h->hips), cand(&t, h->spine), cand(&t, h->spine1), cand(&t, h->spine2);
-    cand(&t, h->neck), cand(&t, h->shoulder[L]), cand(&t, h->shoulder[R]);
-    cand(&t, h->upleg[L]), cand(&t, h->upleg[R]);
+    creature_tube_profile(&t, 0.0f, 0.17f, 0.012f, 0);
+    creature_tube_profile(&t, 0.3f, 0.27f, 0.012f, 0);
+    creature_tube_profile(&t, 1.0f, 0.40f, 0.012f, 0);
+    creature_tube_candidate(&t, h->hips), creature_tube_candidate(&t, h->spine),
+        creature_tube_candidate(&t, h->spine1), creature_tube_candidate(&t, h->spine2);
+    creature_tube_candidate(&t, h->neck), creature_tube_candidate(&t, h->shoulder[L]),
+        creature_tube_candidate(&t, h->shoulder[R]);
+    creature_tube_candidate(&t, h->upleg[L]), creature_tube_candidate(&t, h->upleg[R]);
     sinew_creature_piece *p = &b->truth->pieces[piece];
     p->shell_count = 1;
     p->length = creature_tube_length(&t);
@@ -365,11 +346,11 @@ static int cape(creature_build *b, const humanoid *h, uint8_t piece)
  * its side below. */
 static int skirt(creature_build *b, const humanoid *h, uint8_t piece)
 {
-    creature_tube t =
-        tube(piece, 56, 22, v3(0, 0.99f, 0.0f), v3(0, 0.60f, -0.01f), v3(1, 0, 0), 0, 0);
-    prof(&t, 0.0f, 0.195f, 0.125f, -0.005f);
-    prof(&t, 0.3f, 0.235f, 0.190f, 0);
-    prof(&t, 1.0f, 0.300f, 0.270f, 0);
+    creature_tube t = creature_tube_make(piece, 56, 22, v3(0, 0.99f, 0.0f), v3(0, 0.60f, -0.01f),
+                                         v3(1, 0, 0), 0, 0);
+    creature_tube_profile(&t, 0.0f, 0.195f, 0.125f, -0.005f);
+    creature_tube_profile(&t, 0.3f, 0.235f, 0.190f, 0);
+    creature_tube_profile(&t, 1.0f, 0.300f, 0.270f, 0);
     t.weights.mode = CREATURE_WEIGHT_SIDE;
     t.weights.count = 3;
     t.weights.joints[0] = h->hips, t.weights.from[0] = 0.90f, t.weights.to[0] = 0.15f;
@@ -386,12 +367,13 @@ static int skirt(creature_build *b, const humanoid *h, uint8_t piece)
  * into the back (so the rigger finds near skin along it) and its back far from the spine. */
 static int quiver(creature_build *b, const humanoid *h, uint8_t piece)
 {
-    creature_tube t = tube(piece, 20, 36, v3(0.08f, 1.56f, -0.16f), v3(-0.08f, 1.02f, -0.16f),
-                           v3(0, 0, 1), 0.05f, 0.05f);
-    prof(&t, 0.0f, 0.052f, 0.048f, 0);
-    prof(&t, 1.0f, 0.046f, 0.044f, 0);
-    cand(&t, h->spine), cand(&t, h->spine1), cand(&t, h->spine2), cand(&t, h->neck);
-    cand(&t, h->shoulder[L]), cand(&t, h->shoulder[R]);
+    creature_tube t = creature_tube_make(piece, 20, 36, v3(0.08f, 1.56f, -0.16f),
+                                         v3(-0.08f, 1.02f, -0.16f), v3(0, 0, 1), 0.05f, 0.05f);
+    creature_tube_profile(&t, 0.0f, 0.052f, 0.048f, 0);
+    creature_tube_profile(&t, 1.0f, 0.046f, 0.044f, 0);
+    creature_tube_candidate(&t, h->spine), creature_tube_candidate(&t, h->spine1),
+        creature_tube_candidate(&t, h->spine2), creature_tube_candidate(&t, h->neck);
+    creature_tube_candidate(&t, h->shoulder[L]), creature_tube_candidate(&t, h->shoulder[R]);
     sinew_creature_piece *p = &b->truth->pieces[piece];
     p->shell_count = 1;
     p->length = creature_tube_length(&t);

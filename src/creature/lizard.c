@@ -16,38 +16,6 @@ static sinew_vec3 v3(float x, float y, float z)
     return sinew_vec3_make(x, y, z);
 }
 
-static creature_tube tube(uint8_t piece, uint32_t segs, uint32_t rings, sinew_vec3 a, sinew_vec3 b,
-                          float cap0, float cap1)
-{
-    creature_tube t;
-    memset(&t, 0, sizeof t);
-    t.piece = piece;
-    t.segments = segs;
-    t.rings = rings;
-    t.patch = 4;
-    t.ctrl_count = 2;
-    t.ctrl[0] = a;
-    t.ctrl[1] = b;
-    t.side = v3(1, 0, 0);
-    t.cap0 = cap0;
-    t.cap1 = cap1;
-    t.weights.mode = CREATURE_WEIGHT_NEAREST;
-    return t;
-}
-
-static void prof(creature_tube *t, float at, float a, float b)
-{
-    uint32_t i = t->profile_count;
-    if (i >= CREATURE_MAX_PROFILE) return;
-    t->prof_t[i] = at, t->prof_a[i] = a, t->prof_b[i] = b, t->prof_off[i] = 0;
-    t->profile_count = i + 1;
-}
-
-static void cand(creature_tube *t, int32_t j)
-{
-    if (t->weights.count < CREATURE_MAX_CANDIDATES) t->weights.joints[t->weights.count++] = j;
-}
-
 typedef struct lizard_gait {
     const lizard *z;
     float sweep; /* degrees: leg sweep forward/back */
@@ -132,22 +100,26 @@ int creature_build_lizard(creature_build *b)
     int ok = 1;
 
     /* body along z (`a` along x, `b` vertical) */
-    creature_tube t = tube(0, 40, 40, v3(0, 0.30f, -0.40f), v3(0, 0.32f, 0.46f), 0.08f, 0.08f);
-    prof(&t, 0.00f, 0.100f, 0.085f);
-    prof(&t, 0.35f, 0.140f, 0.110f);
-    prof(&t, 0.75f, 0.125f, 0.100f);
-    prof(&t, 1.00f, 0.070f, 0.065f);
-    cand(&t, z.hips), cand(&t, z.back), cand(&t, z.chest), cand(&t, z.neck);
+    creature_tube t = creature_tube_make(0, 40, 40, v3(0, 0.30f, -0.40f), v3(0, 0.32f, 0.46f),
+                                         v3(1, 0, 0), 0.08f, 0.08f);
+    creature_tube_profile(&t, 0.00f, 0.100f, 0.085f, 0);
+    creature_tube_profile(&t, 0.35f, 0.140f, 0.110f, 0);
+    creature_tube_profile(&t, 0.75f, 0.125f, 0.100f, 0);
+    creature_tube_profile(&t, 1.00f, 0.070f, 0.065f, 0);
+    creature_tube_candidate(&t, z.hips), creature_tube_candidate(&t, z.back),
+        creature_tube_candidate(&t, z.chest), creature_tube_candidate(&t, z.neck);
     for (int k = 0; k < 4; k++)
-        cand(&t, z.leg[k]);
+        creature_tube_candidate(&t, z.leg[k]);
     ok &= creature_mesh_tube(m, s, &t);
 
     /* neck and head to the snout */
-    t = tube(0, 28, 24, v3(0, 0.32f, 0.40f), v3(0, 0.36f, 0.78f), 0, 0.15f);
-    prof(&t, 0.00f, 0.070f, 0.060f);
-    prof(&t, 0.55f, 0.085f, 0.072f);
-    prof(&t, 1.00f, 0.030f, 0.025f);
-    cand(&t, z.chest), cand(&t, z.neck), cand(&t, z.head);
+    t = creature_tube_make(0, 28, 24, v3(0, 0.32f, 0.40f), v3(0, 0.36f, 0.78f), v3(1, 0, 0), 0,
+                           0.15f);
+    creature_tube_profile(&t, 0.00f, 0.070f, 0.060f, 0);
+    creature_tube_profile(&t, 0.55f, 0.085f, 0.072f, 0);
+    creature_tube_profile(&t, 1.00f, 0.030f, 0.025f, 0);
+    creature_tube_candidate(&t, z.chest), creature_tube_candidate(&t, z.neck),
+        creature_tube_candidate(&t, z.head);
     ok &= creature_mesh_tube(m, s, &t);
 
     for (int k = 0; k < 4; k++) {
@@ -155,37 +127,41 @@ int creature_build_lizard(creature_build *b)
         int front = k < 2;
         sinew_vec3 hip = s->pos[z.leg[k]], knee = s->pos[z.shin[k]], ankle = s->pos[z.foot[k]];
         int32_t body = front ? z.chest : z.hips;
-        t = tube(0, 16, 12, sinew_vec3_make(hip.x - 0.04f * x, hip.y, hip.z), knee, 0.1f, 0.15f);
-        prof(&t, 0, 0.048f, 0.045f);
-        prof(&t, 1, 0.036f, 0.034f);
-        cand(&t, body), cand(&t, z.leg[k]), cand(&t, z.shin[k]);
+        t = creature_tube_make(0, 16, 12, sinew_vec3_make(hip.x - 0.04f * x, hip.y, hip.z), knee,
+                               v3(1, 0, 0), 0.1f, 0.15f);
+        creature_tube_profile(&t, 0, 0.048f, 0.045f, 0);
+        creature_tube_profile(&t, 1, 0.036f, 0.034f, 0);
+        creature_tube_candidate(&t, body), creature_tube_candidate(&t, z.leg[k]),
+            creature_tube_candidate(&t, z.shin[k]);
         ok &= creature_mesh_tube(m, s, &t);
-        t = tube(0, 16, 14, sinew_vec3_madd(knee, sinew_vec3_sub(knee, ankle), 0.1f), ankle, 0.15f,
-                 0.1f);
-        prof(&t, 0, 0.034f, 0.032f);
-        prof(&t, 1, 0.026f, 0.026f);
-        cand(&t, z.leg[k]), cand(&t, z.shin[k]), cand(&t, z.foot[k]);
+        t = creature_tube_make(0, 16, 14, sinew_vec3_madd(knee, sinew_vec3_sub(knee, ankle), 0.1f),
+                               ankle, v3(1, 0, 0), 0.15f, 0.1f);
+        creature_tube_profile(&t, 0, 0.034f, 0.032f, 0);
+        creature_tube_profile(&t, 1, 0.026f, 0.026f, 0);
+        creature_tube_candidate(&t, z.leg[k]), creature_tube_candidate(&t, z.shin[k]),
+            creature_tube_candidate(&t, z.foot[k]);
         ok &= creature_mesh_tube(m, s, &t);
         sinew_vec3 heel = sinew_vec3_make(ankle.x, 0.02f, ankle.z - 0.04f);
-        t = tube(0, 16, 10, heel, sinew_vec3_make(ankle.x + 0.02f * x, 0.02f, ankle.z + 0.12f),
-                 0.5f, 0.5f);
-        prof(&t, 0, 0.040f, 0.020f);
-        cand(&t, z.shin[k]), cand(&t, z.foot[k]);
+        t = creature_tube_make(0, 16, 10, heel,
+                               sinew_vec3_make(ankle.x + 0.02f * x, 0.02f, ankle.z + 0.12f),
+                               v3(1, 0, 0), 0.5f, 0.5f);
+        creature_tube_profile(&t, 0, 0.040f, 0.020f, 0);
+        creature_tube_candidate(&t, z.shin[k]), creature_tube_candidate(&t, z.foot[k]);
         ok &= creature_mesh_tube(m, s, &t);
     }
 
     /* the tail: from inside the body's rear cap, back and down towards the ground */
     uint8_t pc = creature_add_piece(b, "tail", SINEW_CREATURE_PART_TAIL,
                                     SINEW_CREATURE_VERDICT_CHAIN, s->name[z.hips]);
-    t = tube(pc, 20, 56, v3(0, 0, 0), v3(0, 0, 0), 0, 0.05f);
+    t = creature_tube_make(pc, 20, 56, v3(0, 0, 0), v3(0, 0, 0), v3(1, 0, 0), 0, 0.05f);
     t.ctrl_count = 4;
     t.ctrl[0] = v3(0, 0.295f, -0.35f);
     t.ctrl[1] = v3(0, 0.27f, -0.70f);
     t.ctrl[2] = v3(0, 0.14f, -1.05f);
     t.ctrl[3] = v3(0.06f, 0.05f, -1.45f);
-    prof(&t, 0.0f, 0.075f, 0.068f);
-    prof(&t, 0.4f, 0.050f, 0.045f);
-    prof(&t, 1.0f, 0.014f, 0.012f);
+    creature_tube_profile(&t, 0.0f, 0.075f, 0.068f, 0);
+    creature_tube_profile(&t, 0.4f, 0.050f, 0.045f, 0);
+    creature_tube_profile(&t, 1.0f, 0.014f, 0.012f, 0);
     /* a template rigger's dump (see CREATURE_WEIGHT_TEMPLATE): the left hind shin, the hips,
      * and the rest split between the hind thighs by side */
     memset(&t.weights, 0, sizeof t.weights);

@@ -108,21 +108,6 @@ static void test_glb_round_trip(void **state)
     }
 }
 
-static char *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    fclose(f);
-    buf[got] = 0;
-    *size = got;
-    return buf;
-}
-
 static void test_cli(void **state)
 {
     (void)state;
@@ -139,8 +124,8 @@ static void test_cli(void **state)
     assert_non_null(strstr(out, "tail 0.810 m"));
     assert_int_equal(test_run(out, sizeof out, "%s creature fox -o %s --truth %s", bin, b, tb), 0);
     size_t na, nb, nta, ntb;
-    char *ga = read_file(a, &na), *gb = read_file(b, &nb);
-    char *ja = read_file(ta, &nta), *jb = read_file(tb, &ntb);
+    char *ga = test_read_file(a, &na), *gb = test_read_file(b, &nb);
+    char *ja = test_read_file(ta, &nta), *jb = test_read_file(tb, &ntb);
     assert_non_null(ga), assert_non_null(gb), assert_non_null(ja), assert_non_null(jb);
     assert_int_equal(na, nb);
     assert_memory_equal(ga, gb, na); /* same bytes every run */

@@ -359,20 +359,6 @@ static void test_tail_pipeline(void **state)
     rmdir(tmp);
 }
 
-static char *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    *size = fread(buf, 1, (size_t)n, f);
-    buf[*size] = 0;
-    fclose(f);
-    return buf;
-}
-
 /* The CLI: exit codes and messages for bad usage and bad input, and a full run's outputs. */
 static void test_cli(void **state)
 {
@@ -436,7 +422,7 @@ static void test_cli(void **state)
     assert_non_null(strstr(log, "Walk"));
     assert_non_null(strstr(log, "overall: Q"));
     size_t size = 0;
-    char *json = slurp(rep, &size);
+    char *json = test_read_file(rep, &size);
     assert_non_null(json);
     assert_non_null(strstr(json, "\"worst_vertices\""));
     assert_non_null(strstr(json, "\"name\": \"Run\""));
@@ -445,7 +431,7 @@ static void test_cli(void **state)
     const double qv = atof(q + strlen("\"overall\": {\"q\": "));
     assert_true(qv > 0.5 && qv < 0.999);
     free(json);
-    char *glb = slurp(heat, &size);
+    char *glb = test_read_file(heat, &size);
     assert_non_null(glb);
     int has_color = 0;
     for (size_t i = 0; i + 7 < size && i < 200000; i++)
