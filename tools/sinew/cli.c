@@ -1,6 +1,9 @@
 /* Shared CLI plumbing: exit codes, argument parsing, messages. */
 #include "cli.h"
 
+#include "sinew/metrics.h"
+
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -161,4 +164,24 @@ char *cli_json_print(const cJSON *root)
         return NULL;
     }
     return text;
+}
+
+static int name_has_tail(const char *name)
+{
+    for (const char *p = name; p && *p; p++)
+        if (tolower((unsigned char)p[0]) == 't' && tolower((unsigned char)p[1]) == 'a' &&
+            tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'l')
+            return 1;
+    return 0;
+}
+
+uint32_t cli_mark_tail_skin(const sinew_model *model, uint8_t *mask)
+{
+    int32_t *joints = calloc(model->skin.joint_count + 1, sizeof *joints);
+    uint32_t n = 0;
+    for (uint32_t j = 0; joints && j < model->skin.joint_count; j++)
+        if (name_has_tail(model->nodes[model->skin.joints[j].node].name)) joints[n++] = (int32_t)j;
+    sinew_metrics_dominated_by(model, joints, n, mask);
+    free(joints);
+    return n;
 }

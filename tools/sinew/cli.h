@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "sinew/base.h"
+#include "sinew/model.h"
 
 /* Documented exit codes (sinew --help). */
 enum {
@@ -56,5 +57,9 @@ int cli_write_text_atomic(const char *path, const char *text);
  * ": " after keys and ", " between members; strings and numbers as cJSON prints them.
  * Returns malloc'd text (free it), or NULL when out of memory. */
 char *cli_json_print(const cJSON *root);
+
+/* Tail skin by name: mask[v] = 1 where v's dominant joint is named with "tail" in any case
+ * (Tail_1, b_Tail01, Tail3). Returns how many tail joints the skin has. */
+uint32_t cli_mark_tail_skin(const sinew_model *model, uint8_t *mask);
 
 #endif

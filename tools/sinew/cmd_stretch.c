@@ -1,6 +1,5 @@
 /* sinew stretch: the seed's edge-stretch table for a file's clips (seed 000, "Medindo o
  * resultado"): tail edges against body edges as the reference. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,27 +26,6 @@ static const char *usage =
     "  --compare      run the tail pipeline in memory and print seed 000's rows: the tail\n"
     "                 edges of the original rig, of the tail rigid on the pelvis, of the\n"
     "                 baked tail chain, and the body edges as reference\n";
-
-static int name_has_tail(const char *name)
-{
-    for (const char *p = name; p && *p; p++)
-        if (tolower((unsigned char)p[0]) == 't' && tolower((unsigned char)p[1]) == 'a' &&
-            tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'l')
-            return 1;
-    return 0;
-}
-
-/* Vertices whose dominant joint is a tail joint; returns how many tail joints there are. */
-static uint32_t mark_tail_skin(const sinew_model *model, uint8_t *mask)
-{
-    int32_t *joints = calloc(model->skin.joint_count + 1, sizeof *joints);
-    uint32_t n = 0;
-    for (uint32_t j = 0; joints && j < model->skin.joint_count; j++)
-        if (name_has_tail(model->nodes[model->skin.joints[j].node].name)) joints[n++] = (int32_t)j;
-    sinew_metrics_dominated_by(model, joints, n, mask);
-    free(joints);
-    return n;
-}
 
 static cJSON *stats_json(const sinew_stretch_stats *s)
 {
@@ -131,7 +109,7 @@ int cmd_stretch(int argc, char **argv)
         return cli_report("stretch", &err);
     }
     uint8_t *tail = calloc(model->mesh.vertex_count + 1, 1);
-    uint32_t tail_joints = tail ? mark_tail_skin(model, tail) : 0;
+    uint32_t tail_joints = tail ? cli_mark_tail_skin(model, tail) : 0;
     cJSON *root = cJSON_CreateObject(), *clips = cJSON_AddArrayToObject(root, "clips");
     cJSON_AddStringToObject(root, "file", file);
     cJSON_AddNumberToObject(root, "tail_joints", tail_joints);

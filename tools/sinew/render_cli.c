@@ -1,14 +1,11 @@
 /* Pictures for the CLI: pose models and draw them side by side into a PNG. */
 #include "render_cli.h"
 
+#include "cli.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int tail_name(const char *name)
-{
-    return name && (strstr(name, "Tail") != NULL || strstr(name, "tail") != NULL);
-}
 
 sinew_result render_cli_pose(render_panel *p, const sinew_model *m, const char *clip_name,
                              float time, const char *label, sinew_error *err)
@@ -41,10 +38,7 @@ sinew_result render_cli_pose(render_panel *p, const sinew_model *m, const char *
     sinew_skin_positions(m, skin, p->positions);
     free(pose);
     free(skin);
-    for (uint32_t v = 0; v < m->mesh.vertex_count; v++) {
-        uint16_t j = m->mesh.influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
-        p->tail[v] = (uint8_t)tail_name(m->nodes[m->skin.joints[j].node].name);
-    }
+    cli_mark_tail_skin(m, p->tail);
     return SINEW_OK;
 }
 
