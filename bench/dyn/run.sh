@@ -1,11 +1,11 @@
 #!/bin/sh
 # Runs the dyn benchmark and three-vrm's spring bones on the same chains and prints both
 # figures with the ratio. Usage: bench/dyn/run.sh [BUILD_DIR] [chains]
-# (default build-dyn, 10000 chains). Figures are CPU time, so a busy machine inflates both.
+# (default build, 10000 chains). Figures are CPU time, so a busy machine inflates both.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=${1:-$root/build-dyn}
+build=${1:-$root/build}
 chains=${2:-10000}
 c_out=$("$build/bin/bench_dyn" "$chains" 120)
 js_out=$(NODE_PATH="$root/node_modules" node "$here/bench_vrm.mjs" "$chains" 30)

@@ -10,8 +10,9 @@ typedef struct dyn_link {
     float own_scale;      /* the joint's rest scale (x), dimensionless */
     sinew_quat rest;      /* corrected local rest rotation: centred arc + carry applied */
     sinew_quat bind;      /* local bind rotation: the pose the skin was bound in */
-    float cos_half_bind;  /* of this link's bind cone / 2: max(bind_limit, the rest arc's */
-    float sin_half_bind;  /* own bend from bind), so the rest direction is always inside */
+    float cos_bind;       /* of this link's bind cone: max(bind_limit, the rest arc's own */
+    float cos_half_bind;  /* bend from bind), so the rest direction is always inside; and of */
+    float sin_half_bind;  /* half of it, for the clamped swing */
     sinew_vec3 dir;       /* unit tip direction in the joint's own frame */
     float length;         /* |tip offset| in the joint's own units */
     float omega;          /* rad/s, 2 pi f */
@@ -77,6 +78,35 @@ static inline sinew_quat *dyn_state_bends(sinew_dyn_state *s)
 }
 /* Committed arrays (p, v, bend) are 10n floats; scratch copies follow them. */
 #define DYN_STATE_FLOATS_PER_JOINT 20u
+
+/* A rotation as a 3x3 matrix (rows), for the hips frame that rotates three vectors per link:
+ * 15 flops per product instead of a quaternion rotation's 30. */
+typedef struct rot3 {
+    sinew_vec3 r0, r1, r2;
+} rot3;
+
+static inline rot3 rot3_from_quat(sinew_quat q)
+{
+    float x2 = q.x + q.x, y2 = q.y + q.y, z2 = q.z + q.z;
+    float xx = q.x * x2, xy = q.x * y2, xz = q.x * z2, yy = q.y * y2, yz = q.y * z2;
+    float zz = q.z * z2, wx = q.w * x2, wy = q.w * y2, wz = q.w * z2;
+    rot3 m = {{1 - (yy + zz), xy - wz, xz + wy},
+              {xy + wz, 1 - (xx + zz), yz - wx},
+              {xz - wy, yz + wx, 1 - (xx + yy)}};
+    return m;
+}
+/* The step of DYN_W chains of one rig at once, in vector lanes (dyn_lanes.h): substep() of
+ * dyn_step.c for each lane's state st[k] with the parent at frame f[k], a step of h =
+ * max_step (run_many's fixed step), floor at floor_y when floor_on, local rotations into
+ * out[k] when out is not NULL. Same results as DYN_W single substeps to float rounding, and
+ * the same bits whichever width runs them. */
+void dyn_substep_lanes4(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dyn_frame *f,
+                        float h, int floor_on, float floor_y, sinew_quat *const *out);
+#if defined(SINEW_DYN_LANES8)
+/* dyn_lanes8.c, built with AVX2: call only when the CPU has it. */
+void dyn_substep_lanes8(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dyn_frame *f,
+                        float h, int floor_on, float floor_y, sinew_quat *const *out);
+#endif
 
 /* Resolves defaults, checks ranges, scales lengths/accelerations by size_factor. */
 sinew_result dyn_params_resolve(const sinew_dyn_params *in, float reference_size,

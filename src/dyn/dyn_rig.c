@@ -328,6 +328,7 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
         float cb = fminf(1.0f, fmaxf(-1.0f, sinew_vec3_dot(sinew_vec3_normalize_or(bdir, rdir),
                                                            sinew_vec3_normalize_or(rdir, bdir))));
         double cone = fmax((double)p->bind_limit, acos((double)cb));
+        rig->links[i].cos_bind = (float)dyn_cos(cone);
         rig->links[i].cos_half_bind = (float)dyn_cos(0.5 * cone);
         rig->links[i].sin_half_bind = (float)dyn_sin(0.5 * cone);
         frame = g;

@@ -3,6 +3,7 @@
  * 8.5): for the 4x4 Horn matrix it is exact to rounding, which seed 004 needed. */
 #include "sinew/math.h"
 
+#include <stdint.h>
 #include <string.h>
 
 sinew_quat sinew_quat_from_mat4(const sinew_mat4 *a)
@@ -31,9 +32,13 @@ sinew_quat sinew_quat_from_mat4(const sinew_mat4 *a)
 
 int sinew_mat4_is_finite(const sinew_mat4 *a)
 {
+    /* inf and NaN are the floats with every exponent bit set: one vectorisable integer test
+     * instead of 16 branches (a per-call cost of every dyn step) */
+    uint32_t bits[16], bad = 0;
+    memcpy(bits, a->m, sizeof bits);
     for (int i = 0; i < 16; i++)
-        if (!isfinite(a->m[i])) return 0;
-    return 1;
+        bad |= (uint32_t)((bits[i] & 0x7f800000u) == 0x7f800000u);
+    return !bad;
 }
 
 int sinew_mat4_invert(const sinew_mat4 *a, sinew_mat4 *out)

@@ -4,6 +4,11 @@
  * 1,000 violent random motions, and bad input. Floor and grounding are in test_dyn_floor.c. */
 #include "test_util.h"
 
+#if defined(__x86_64__)
+#define SINEW_DYN_LANES8 1 /* src/dyn/CMakeLists.txt builds the 8-lane step on x86-64 */
+#endif
+#include "dyn/dyn_internal.h"
+
 #include <float.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -674,6 +679,71 @@ static void test_many_matches_single(void **state)
     }
 }
 
+/* The 8-lane step (AVX2, where the CPU has it) and the 4-lane one compute the same IEEE
+ * operations per lane: the same bits in the states and the local rotations, through swings,
+ * floor contact, the forward plane and the limits, so the machine never changes a result. */
+static void test_lane_widths_agree(void **state)
+{
+    (void)state;
+#if defined(SINEW_DYN_LANES8)
+    if (!__builtin_cpu_supports("avx2")) {
+        print_message("no AVX2 on this CPU: the 8-lane step is never used, nothing to compare\n");
+        return;
+    }
+    enum { W = 8 };
+    static runner r[W];
+    fixture_opts o = {.tail_count = 7, .with_end = 1, .tail_dir = {0, -1, -0.4f}};
+    for (int k = 0; k < W; k++)
+        runner_init(&r[k], &o, NULL);
+    const sinew_dyn_rig *rig = r[0].rig;
+    size_t bytes = sinew_dyn_state_bytes(rig);
+    static uint64_t wide_mem[W][1024], narrow_mem[W][1024];
+    sinew_dyn_state *wide[W], *narrow[W];
+    static sinew_quat wide_out[W][SINEW_DYN_MAX_JOINTS], narrow_out[W][SINEW_DYN_MAX_JOINTS];
+    sinew_quat *wo[W], *no[W];
+    int contacts = 0;
+    for (int f = 0; f <= 200; f++) {
+        float t = (float)f / 60.0f;
+        dyn_frame fr[W];
+        for (int k = 0; k < W; k++) {
+            sinew_vec3 p;
+            sinew_quat q;
+            motion_violent(t + 0.21f * (float)k, 1, &p, &q);
+            p.y -= 0.55f; /* low enough to touch the floor */
+            fr[k] = (dyn_frame){p, q, 1.0f};
+            if (f == 0) { /* both copies start from one placed state */
+                runner_step(&r[k], p, q, 0);
+                memcpy(wide_mem[k], r[k].st, bytes);
+                memcpy(narrow_mem[k], r[k].st, bytes);
+                wide[k] = (sinew_dyn_state *)(void *)wide_mem[k];
+                narrow[k] = (sinew_dyn_state *)(void *)narrow_mem[k];
+                wo[k] = wide_out[k];
+                no[k] = narrow_out[k];
+            }
+        }
+        if (f == 0) continue;
+        const float h = rig->params.max_step, floor_y = rig->params.floor_clearance;
+        dyn_substep_lanes8(rig, wide, fr, h, 1, floor_y, wo);
+        dyn_substep_lanes4(rig, narrow, fr, h, 1, floor_y, no);
+        dyn_substep_lanes4(rig, narrow + 4, fr + 4, h, 1, floor_y, no + 4);
+        for (int k = 0; k < W; k++) {
+            assert_memory_equal(wide[k], narrow[k], bytes);
+            assert_memory_equal(wo[k], no[k], sizeof(sinew_quat) * rig->joint_count);
+            sinew_vec3 tips[SINEW_DYN_MAX_JOINTS];
+            sinew_dyn_state_get(wide[k], tips, NULL);
+            for (uint32_t i = 0; i < rig->joint_count; i++)
+                contacts += tips[i].y < floor_y + 1e-4f;
+        }
+    }
+    print_message("8 lanes vs 4 lanes: identical bits over 200 steps, %d tip contacts\n", contacts);
+    assert_true(contacts > 100);
+    for (int k = 0; k < W; k++)
+        runner_free(&r[k]);
+#else
+    print_message("the 8-lane step is not built on this target: nothing to compare\n");
+#endif
+}
+
 /* The step allocates nothing: glibc's heap statistics are the same before and after 2,000
  * steps of every kind (substeps, leftover steps, floor contact, teleports, run_many). */
 static void test_step_allocates_nothing(void **state)
@@ -751,6 +821,7 @@ int main(void)
         cmocka_unit_test(test_random_violent_motions),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_many_matches_single),
+        cmocka_unit_test(test_lane_widths_agree),
         cmocka_unit_test(test_step_allocates_nothing),
     };
     int failed = cmocka_run_group_tests_name("dyn", tests, NULL, NULL);

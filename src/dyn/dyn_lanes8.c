@@ -1,0 +1,10 @@
+/* The 8-wide lane step, built with -mavx2 on x86-64 (src/dyn/CMakeLists.txt defines
+ * SINEW_DYN_LANES8 there); sinew_dyn_step_run_many calls it only on CPUs with AVX2. Other
+ * targets (WebAssembly) compile this file to nothing. See dyn_lanes.h. */
+#if defined(SINEW_DYN_LANES8)
+#define DYN_W 8
+#define DYN_LANES_FN dyn_substep_lanes8
+#include "dyn_lanes.h"
+#else
+typedef int dyn_lanes8_not_built; /* ISO C wants a declaration in every translation unit */
+#endif
