@@ -5,7 +5,9 @@
 #define SINEW_BENCH_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Seconds on `clock`: CLOCK_MONOTONIC for wall time; CLOCK_PROCESS_CPUTIME_ID or
@@ -42,6 +44,38 @@ static inline double bench_median(double *v, size_t n)
 {
     bench_sort(v, n);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The arguments every model bench takes: [MODEL] [--repeat N]. *path keeps its default when
+ * no model is named; *repeat must end in 1..max_repeat. Returns 0, or 2 (the exit code)
+ * after printing the usage of `name` to stderr. */
+static inline int bench_args(int argc, char **argv, const char *name, const char **path,
+                             int *repeat, int max_repeat)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+            *repeat = atoi(argv[++i]);
+            if (*repeat < 1 || *repeat > max_repeat) {
+                fprintf(stderr, "%s: --repeat takes 1..%d\n", name, max_repeat);
+                return 2;
+            }
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "usage: %s [MODEL.glb] [--repeat N]\n", name);
+            return 2;
+        } else {
+            *path = argv[i];
+        }
+    }
+    return 0;
+}
+
+/* A model of ../shared/models (or of $SINEW_MODELS) by file name, into buf. */
+static inline const char *bench_model_path(char *buf, size_t size, const char *file,
+                                           const char *models_dir)
+{
+    const char *dir = getenv("SINEW_MODELS");
+    snprintf(buf, size, "%s/%s", dir && *dir ? dir : models_dir, file);
+    return buf;
 }
 
 #endif

@@ -70,20 +70,7 @@ int main(int argc, char **argv)
 {
     int repeat = 11;
     const char *path = SINEW_MODELS_DIR "/notail/quaternius_Fox.glb";
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
-            repeat = atoi(argv[++i]);
-            if (repeat < 1 || repeat > 1000) {
-                fprintf(stderr, "bench_bake: --repeat wants 1..1000\n");
-                return 2;
-            }
-        } else if (argv[i][0] == '-') {
-            fprintf(stderr, "usage: bench_bake [--repeat N] [FILE]\n");
-            return 2;
-        } else {
-            path = argv[i];
-        }
-    }
+    if (bench_args(argc, argv, "bench_bake", &path, &repeat, 1000)) return 2;
     FILE *probe = fopen(path, "rb");
     if (!probe) {
         printf("SKIP: %s is absent\n", path);

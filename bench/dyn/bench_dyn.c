@@ -144,11 +144,13 @@ int main(int argc, char **argv)
         }
     }
     double steps = (double)chains * K * frames;
+    char how[32];
+    snprintf(how, sizeof how, "run_many, %u lanes", sinew_dyn_lane_width());
     printf("sinew dyn (%s): %d chains x %d joints x %d frames at 60 fps: %.1f ns per joint-step "
            "(goal <= 40 ns); %.2f ms per frame for all chains; %d chain-frames touching the floor "
            "(sampled every 10th frame)"
            " lowest tip %.3f (checksum %.6f)\n",
-           single ? "one job at a time" : "run_many", chains, K, frames, 1e9 * elapsed / steps,
+           single ? "one job at a time" : how, chains, K, frames, 1e9 * elapsed / steps,
            1e3 * elapsed / frames, contacts, (double)lowest, checksum);
     printf("RESULT sinew_ns_per_joint_step %.3f\n", 1e9 * elapsed / steps);
     sinew_dyn_rig_free(rig);

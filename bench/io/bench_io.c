@@ -34,26 +34,9 @@ int main(int argc, char **argv)
 {
     const char *path = NULL;
     int repeat = 7;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
-            repeat = atoi(argv[++i]);
-            if (repeat < 1 || repeat > MAX_REPEAT) {
-                fprintf(stderr, "bench_io: --repeat takes 1..%d\n", MAX_REPEAT);
-                return 2;
-            }
-        } else if (argv[i][0] == '-') {
-            fprintf(stderr, "usage: bench_io [MODEL.glb] [--repeat N]\n");
-            return 2;
-        } else {
-            path = argv[i];
-        }
-    }
+    if (bench_args(argc, argv, "bench_io", &path, &repeat, MAX_REPEAT)) return 2;
     char def[4096];
-    if (!path) {
-        const char *dir = getenv("SINEW_MODELS");
-        snprintf(def, sizeof def, "%s/quaternius_Fox.glb", dir && *dir ? dir : SINEW_MODELS_DIR);
-        path = def;
-    }
+    if (!path) path = bench_model_path(def, sizeof def, "quaternius_Fox.glb", SINEW_MODELS_DIR);
     struct stat st;
     if (stat(path, &st) != 0) {
         fprintf(stderr, "bench_io: %s is absent (the shared models are needed): nothing to time\n",

@@ -515,6 +515,12 @@ static void prefetch_states(const sinew_dyn_step_job *next, uint32_t left, int w
     }
 }
 
+uint32_t sinew_dyn_lane_width(void)
+{
+    lanes_fn fn;
+    return (uint32_t)lanes_widest(&fn);
+}
+
 sinew_result sinew_dyn_step_run_many(const sinew_dyn_step_job *jobs, uint32_t count,
                                      sinew_error *err)
 {

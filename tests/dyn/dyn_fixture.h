@@ -160,6 +160,18 @@ static inline void fixture_build(fixture *fx, const fixture_opts *o)
     }
 }
 
+/* The grounding tests' creature, with its mesh: a long 5-bone tail modelled hanging below
+ * the soles (bind tip at y < 0), so counting tail skin drags the reference floor down. */
+static inline void fixture_build_hanging_tail(fixture *fx)
+{
+    fixture_opts o = {.tail_count = 5,
+                      .with_end = 1,
+                      .tail_dir = {0, -1, -0.3f},
+                      .tail_length = 1.2f,
+                      .with_mesh = 1};
+    fixture_build(fx, &o);
+}
+
 /* Hips world transform from a position and rotation. */
 static inline sinew_mat4 fx_hips_world(sinew_vec3 p, sinew_quat q)
 {
@@ -201,6 +213,19 @@ static inline void fx_world(const fixture *fx, const sinew_mat4 *hips_world, sin
         else
             world[i] = n->parent >= 0 ? sinew_mat4_mul(&world[n->parent], &l) : l;
     }
+}
+
+/* World transforms of every fixture node with the hips at `hw` and the tail's local
+ * rotations `tail_rot` (what the skin of a posed fixture needs). */
+static inline void fx_world_posed(const fixture *fx, const sinew_mat4 *hw,
+                                  const sinew_quat *tail_rot, sinew_mat4 *world)
+{
+    fx_world(fx, hw, world);
+    sinew_vec3 pts[SINEW_DYN_MAX_JOINTS + 1];
+    sinew_mat4 tw[SINEW_DYN_MAX_JOINTS];
+    fx_tail_points(fx, hw, tail_rot, sinew_vec3_make(0, 0, 0), pts, tw);
+    for (int k = 0; k < fx->tail_count; k++)
+        world[fx->tail0 + k] = tw[k];
 }
 
 #endif

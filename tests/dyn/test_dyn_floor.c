@@ -164,12 +164,7 @@ static void skin(const fixture *fx, const sinew_mat4 *hw, const sinew_quat *tail
                  sinew_vec3 *out)
 {
     sinew_mat4 world[FX_MAX_NODES];
-    fx_world(fx, hw, world);
-    sinew_vec3 pts[SINEW_DYN_MAX_JOINTS + 1];
-    sinew_mat4 tw[SINEW_DYN_MAX_JOINTS];
-    fx_tail_points(fx, hw, tail_rot, sinew_vec3_make(0, 0, 0), pts, tw);
-    for (int k = 0; k < fx->tail_count; k++)
-        world[fx->tail0 + k] = tw[k];
+    fx_world_posed(fx, hw, tail_rot, world);
     for (uint32_t v = 0; v < fx->model.mesh.vertex_count; v++) {
         sinew_vec3 acc = sinew_vec3_make(0, 0, 0);
         for (int s = 0; s < SINEW_MAX_INFLUENCES; s++) {
@@ -186,14 +181,8 @@ static void skin(const fixture *fx, const sinew_mat4 *hw, const sinew_quat *tail
 static void test_tail_skin_never_lifts_pelvis(void **state)
 {
     (void)state;
-    /* a long tail modelled hanging below the soles: bind tip at y < 0 */
-    fixture_opts o = {.tail_count = 5,
-                      .with_end = 1,
-                      .tail_dir = {0, -1, -0.3f},
-                      .tail_length = 1.2f,
-                      .with_mesh = 1};
     static fixture fx;
-    fixture_build(&fx, &o);
+    fixture_build_hanging_tail(&fx);
     sinew_dyn_rig *rig;
     sinew_error err;
     assert_int_equal(sinew_dyn_rig_create(&fx.model, NULL, NULL, NULL, &rig, &err), SINEW_OK);

@@ -1,6 +1,7 @@
 /* `sinew tail` from the outside. One executable, three ctest entries chosen by argv[1]:
  *   cli        exit codes and messages for bad input, the table, the JSON report, rigid mode,
- *              a second run finding nothing new, no partial output on failure;
+ *              a second run finding nothing new, no partial output on failure; the spring
+ *              option --bind-limit (bad values exit 2 writing nothing, values change keys);
  *   validate   every output (creature fox, each notail model) passes the Khronos
  *              glTF-Validator with 0 errors (node tests/tools/validate.mjs);
  *   blender    Blender 3.4 imports the creature fox's and the notail Fox's outputs with the
@@ -101,6 +102,84 @@ static void test_cli(void **state)
     assert_non_null(strstr(text, "0 chain(s)"));
 }
 
+/* The largest swing in a bake table (last column, degrees), or -1 when there is none. */
+static float max_swing(const char *table)
+{
+    float best = -1;
+    for (const char *line = table; line && *line; line = strchr(line, '\n')) {
+        if (*line == '\n') line++;
+        /* a row: name keys rate loop passes drift° seam° swing° */
+        char name[64], loop[8];
+        unsigned keys, passes;
+        float rate, drift, seam, swing;
+        if (sscanf(line, " %63s %u %f %7s %u %f° %f° %f°", name, &keys, &rate, loop, &passes,
+                   &drift, &seam, &swing) == 8 &&
+            swing > best)
+            best = swing;
+    }
+    return best;
+}
+
+/* --bind-limit DEG (sinew_dyn_params.bind_limit) for `sinew bake` and `sinew tail`: bad
+ * values are usage errors that write nothing; the default spelled out changes nothing; a
+ * narrower cone changes the baked tail keys and holds the swing back. */
+static void test_bind_limit(void **state)
+{
+    (void)state;
+    static char text[65536];
+    const char *bin = test_sinew_bin();
+    const char *fox = fox_output();
+    char out[600];
+    snprintf(out, sizeof out, "%s/bind.glb", tmp);
+    assert_int_equal(test_run(text, sizeof text, "%s bake --help", bin), 0);
+    assert_non_null(strstr(text, "--bind-limit DEG"));
+    assert_non_null(strstr(text, "(default 25)"));
+    const char *bad[] = {"-1", "-0.5", "nan", "NaN", "abc", "12deg", "180.5", "1e9", "inf", "''"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        for (int tail = 0; tail < 2; tail++) {
+            int rc = test_run(text, sizeof text, "%s %s %s -o %s --bind-limit %s", bin,
+                              tail ? "tail" : "bake", fox, out, bad[k]);
+            if (rc != 2) print_error("--bind-limit %s: exit %d\n%s\n", bad[k], rc, text);
+            assert_int_equal(rc, 2);
+            assert_non_null(strstr(text, "--bind-limit wants a number from 0 to 180"));
+            assert_false(test_file_exists(out));
+        }
+    }
+    assert_int_equal(test_run(text, sizeof text, "%s bake %s -o %s --bind-limit", bin, fox, out),
+                     2);
+    assert_false(test_file_exists(out));
+    /* the default, spelled out or not, bakes the same bytes; 5 degrees bakes other keys */
+    char def[600], same[600], narrow[600];
+    snprintf(def, sizeof def, "%s/bind_default.glb", tmp);
+    snprintf(same, sizeof same, "%s/bind_25.glb", tmp);
+    snprintf(narrow, sizeof narrow, "%s/bind_5.glb", tmp);
+    assert_int_equal(test_run(text, sizeof text, "%s bake %s -o %s", bin, fox, def), 0);
+    const float swing_default = max_swing(text);
+    assert_int_equal(
+        test_run(text, sizeof text, "%s bake %s -o %s --bind-limit 25", bin, fox, same), 0);
+    assert_int_equal(
+        test_run(text, sizeof text, "%s bake %s -o %s --bind-limit 5", bin, fox, narrow), 0);
+    const float swing_narrow = max_swing(text);
+    print_message("largest swing: %.1f degrees by default, %.1f with --bind-limit 5\n",
+                  (double)swing_default, (double)swing_narrow);
+    size_t n_def = 0, n_same = 0, n_narrow = 0;
+    char *a = test_read_file(def, &n_def), *b = test_read_file(same, &n_same),
+         *c = test_read_file(narrow, &n_narrow);
+    assert_true(a && b && c);
+    assert_true(n_def == n_same && memcmp(a, b, n_def) == 0);
+    assert_true(n_def != n_narrow || memcmp(a, c, n_def) != 0);
+    assert_true(swing_default > 0 && swing_narrow >= 0);
+    assert_true(swing_narrow < swing_default - 2.0f);
+    free(a);
+    free(b);
+    free(c);
+    /* `sinew tail` takes it too */
+    snprintf(out, sizeof out, "%s/fox_bind.glb", tmp);
+    assert_int_equal(
+        test_run(text, sizeof text, "%s tail %s/fox.glb -o %s --bind-limit 10", bin, tmp, out), 0);
+    assert_true(test_file_exists(out));
+}
+
 static void test_validate(void **state)
 {
     (void)state;
@@ -180,7 +259,8 @@ int main(int argc, char **argv)
         const struct CMUnitTest t[] = {cmocka_unit_test(test_blender)};
         r = cmocka_run_group_tests(t, NULL, NULL);
     } else {
-        const struct CMUnitTest t[] = {cmocka_unit_test(test_cli)};
+        const struct CMUnitTest t[] = {cmocka_unit_test(test_cli),
+                                       cmocka_unit_test(test_bind_limit)};
         r = cmocka_run_group_tests(t, NULL, NULL);
     }
     if (tmp[0]) {

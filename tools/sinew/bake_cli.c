@@ -13,6 +13,8 @@ const char *bake_cli_options_help =
     "  --gravity G       m/s^2 at the reference size (default 1)\n"
     "  --carry DEG       elevation of the whole tail, shared among its joints (default 50)\n"
     "  --rest-curve B    0 = centred rest arc, 1 = the modelled curve (default 0)\n"
+    "  --bind-limit DEG  largest bend of a tail link from its bind direction, what folds the\n"
+    "                    skin; 0 to 180 (default 25)\n"
     "  --floor Y|off     floor plane height in file units, or no floor contact (default 0)\n";
 
 typedef struct float_option {
@@ -27,6 +29,8 @@ static const float_option options[] = {
     {"--gravity", 0.0f, 1000.0f, 1.0f, offsetof(sinew_dyn_params, gravity)},
     {"--carry", -180.0f, 180.0f, (float)(SINEW_PI / 180.0), offsetof(sinew_dyn_params, carry)},
     {"--rest-curve", 0.0f, 1.0f, 1.0f, offsetof(sinew_dyn_params, rest_curve)},
+    {"--bind-limit", 0.0f, 180.0f, (float)(SINEW_PI / 180.0),
+     offsetof(sinew_dyn_params, bind_limit)},
 };
 
 int bake_cli_parse_option(const char *command, int argc, char **argv, int *i,

@@ -1,0 +1,177 @@
+/* Support samples for body grounding (seed 000, "A cauda pode tocar o chao; ela nao pode
+ * levantar o camundongo": "the implementation samples the skin grouped by dominant bone,
+ * instead of evaluating every vertex in every frame").
+ *
+ * S is built once: per skin joint, the vertices it dominates (T removed, E split off), and
+ * of those only the extreme vertices along a fixed direction set in the bone's bind frame.
+ * Why that is enough: under a rigid motion M of the bone, a vertex's world height is
+ * e_y . (M p) = (IBM^T d) . p + const with d = the world up axis seen in the bone's frame,
+ * so the lowest vertex of the group is the one extreme along -IBM^T d: a vertex of the
+ * group's convex hull. Sampling d over the cube-surface directions keeps those hull
+ * vertices that are lowest for some orientation of the bone. Per frame only the samples
+ * are skinned, with their full LBS, so each sample's height is exact; what sampling can
+ * miss is a hull vertex extreme only between two directions, or one that blending near a
+ * joint carries lower than its group's rigid motion says (measured in tests/dyn). */
+#include "dyn_internal.h"
+
+#include <stdlib.h>
+
+#define MAX_DIRECTIONS                                                                             \
+    (24 * SINEW_DYN_SUPPORT_MAX_RESOLUTION * SINEW_DYN_SUPPORT_MAX_RESOLUTION + 2)
+
+/* The integer points on the surface of [-n, n]^3 (not normalised: only argmax along each
+ * matters, and it does not change with a direction's length). Returns their number. */
+static uint32_t cube_directions(int n, sinew_vec3 *out)
+{
+    uint32_t count = 0;
+    for (int x = -n; x <= n; x++)
+        for (int y = -n; y <= n; y++)
+            for (int z = -n; z <= n; z++) {
+                if (x != -n && x != n && y != -n && y != n && z != -n && z != n) continue;
+                out[count++] = sinew_vec3_make((float)x, (float)y, (float)z);
+            }
+    return count;
+}
+
+/* Weight bands split each bone's group (dominant weight >= 0.999: rigid with the bone; below:
+ * blended). Measured on the shared models: with one band, a blended vertex that rigid motion
+ * would put lowest took the group's extreme and hid a rigid vertex that was really lowest
+ * (quaternius_TRex Death: 0.33% of the world size off at every resolution); split, 0.13%. */
+#define BANDS 2
+static const float band_floor[BANDS] = {0.999f, 0.0f};
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+uint32_t sinew_dyn_support_build(const sinew_model *model, const uint8_t *tail,
+                                 const uint8_t *limb_contact,
+                                 const sinew_dyn_support_options *options,
+                                 sinew_dyn_support_sample *out, uint32_t capacity)
+{
+    if (!model) return 0;
+    const sinew_mesh *m = &model->mesh;
+    if (!m->positions || !m->influence_joints || !m->influence_weights) return 0;
+    uint32_t n = options && options->resolution ? options->resolution : 3u;
+    if (n > SINEW_DYN_SUPPORT_MAX_RESOLUTION) n = SINEW_DYN_SUPPORT_MAX_RESOLUTION;
+    sinew_vec3 dir[MAX_DIRECTIONS]; /* ~30 KB of scratch at the largest resolution */
+    float best[MAX_DIRECTIONS];
+    uint32_t pick[MAX_DIRECTIONS];
+    uint32_t dir_count = 0, count = 0;
+    for (uint32_t j = 0; j < model->skin.joint_count; j++) {
+        /* d in the bone's bind frame is IBM^T d in bind space (columns of IBM dotted with d) */
+        const float *ibm = model->skin.joints[j].inverse_bind.m;
+        dir_count = cube_directions((int)n, dir);
+        for (uint32_t k = 0; k < dir_count; k++) {
+            sinew_vec3 d = dir[k];
+            dir[k] = sinew_vec3_make(ibm[0] * d.x + ibm[1] * d.y + ibm[2] * d.z,
+                                     ibm[4] * d.x + ibm[5] * d.y + ibm[6] * d.z,
+                                     ibm[8] * d.x + ibm[9] * d.y + ibm[10] * d.z);
+        }
+        for (uint32_t group = 0; group < 2 * BANDS; group++) {
+            const uint32_t limb = group / BANDS; /* 0: body, 1: limb contact (E) */
+            const float band_lo = band_floor[group % BANDS];
+            const float band_hi = group % BANDS ? band_floor[group % BANDS - 1] : 2.0f;
+            for (uint32_t k = 0; k < dir_count; k++) {
+                best[k] = -INFINITY;
+                pick[k] = UINT32_MAX;
+            }
+            for (uint32_t v = 0; v < m->vertex_count; v++) {
+                const size_t slot = (size_t)v * SINEW_MAX_INFLUENCES;
+                if (m->influence_joints[slot] != j || !(m->influence_weights[slot] > 0.0f))
+                    continue;
+                if (tail && tail[v]) continue;
+                if ((uint32_t)(limb_contact && limb_contact[v]) != limb) continue;
+                const float w0 = m->influence_weights[slot];
+                if (w0 < band_lo || w0 >= band_hi) continue;
+                const sinew_vec3 p = m->positions[v];
+                for (uint32_t k = 0; k < dir_count; k++) {
+                    /* strict: of vertices at one position (seams) the first is kept */
+                    float s = sinew_vec3_dot(dir[k], p);
+                    if (s > best[k]) {
+                        best[k] = s;
+                        pick[k] = v;
+                    }
+                }
+            }
+            if (pick[0] == UINT32_MAX) continue; /* the group is empty */
+            qsort(pick, dir_count, sizeof pick[0], cmp_u32);
+            for (uint32_t k = 0; k < dir_count; k++) {
+                if (k > 0 && pick[k] == pick[k - 1]) continue;
+                if (count < capacity && out) {
+                    const uint32_t v = pick[k];
+                    const size_t slot = (size_t)v * SINEW_MAX_INFLUENCES;
+                    sinew_dyn_support_sample *s = &out[count];
+                    s->position = m->positions[v];
+                    s->vertex = v;
+                    for (int i = 0; i < SINEW_MAX_INFLUENCES; i++) {
+                        s->joints[i] = m->influence_joints[slot + (size_t)i];
+                        s->weights[i] = m->influence_weights[slot + (size_t)i];
+                    }
+                    s->flags = limb ? SINEW_DYN_SUPPORT_LIMB : 0u;
+                }
+                count++;
+            }
+        }
+    }
+    return count;
+}
+
+/* The y row of LBS, in the order sinew_skin_positions sums it (same bits for the same
+ * matrices when neither contracts to FMA: the build uses -ffp-contract=off here). */
+static inline float skinned_y(const sinew_dyn_support_sample *s, const sinew_mat4 *skin)
+{
+    const sinew_vec3 p = s->position;
+    float y = 0;
+    for (int k = 0; k < SINEW_MAX_INFLUENCES; k++) {
+        const float w = s->weights[k];
+        if (w == 0.0f) break; /* slots are sorted by weight, descending */
+        const float *mm = skin[s->joints[k]].m;
+        y += w * (mm[1] * p.x + mm[5] * p.y + mm[9] * p.z + mm[13]);
+    }
+    return y;
+}
+
+void sinew_dyn_support_pose(const sinew_dyn_support_sample *samples, uint32_t count,
+                            const sinew_mat4 *skin_matrices, sinew_vec3 *out_positions)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        const sinew_dyn_support_sample *s = &samples[i];
+        const sinew_vec3 p = s->position;
+        float x = 0, y = 0, z = 0;
+        for (int k = 0; k < SINEW_MAX_INFLUENCES; k++) {
+            const float w = s->weights[k];
+            if (w == 0.0f) break;
+            const float *mm = skin_matrices[s->joints[k]].m;
+            x += w * (mm[0] * p.x + mm[4] * p.y + mm[8] * p.z + mm[12]);
+            y += w * (mm[1] * p.x + mm[5] * p.y + mm[9] * p.z + mm[13]);
+            z += w * (mm[2] * p.x + mm[6] * p.y + mm[10] * p.z + mm[14]);
+        }
+        out_positions[i] = sinew_vec3_make(x, y, z);
+    }
+}
+
+float sinew_dyn_support_reference(const sinew_dyn_support_sample *samples, uint32_t count,
+                                  const sinew_mat4 *skin_matrices)
+{
+    float lo = INFINITY;
+    for (uint32_t i = 0; i < count; i++) {
+        float y = skinned_y(&samples[i], skin_matrices);
+        if (y < lo) lo = y;
+    }
+    return lo;
+}
+
+float sinew_dyn_support_clearance(const sinew_dyn_support_sample *samples, uint32_t count,
+                                  const sinew_mat4 *skin_matrices, float reference)
+{
+    float lo = INFINITY;
+    for (uint32_t i = 0; i < count; i++) {
+        if (samples[i].flags & SINEW_DYN_SUPPORT_LIMB) continue;
+        float y = skinned_y(&samples[i], skin_matrices);
+        if (y < lo) lo = y;
+    }
+    return lo - reference;
+}
