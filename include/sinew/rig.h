@@ -19,11 +19,14 @@
  *   6. apply.c      writes the chain into a sinew_model and into the glTF document.
  *
  * Where sinew goes beyond the seed (each measured on the shared models, see tests/rig):
- *   - Rump skin at a tilted tail root: when the collar ring's plane is tilted more than 16
- *     degrees against the first bone, far skin beside the root joint (not beyond it) keeps
- *     the rigger's weights (quaternius Velociraptor precision 0.931 -> 0.976). The threshold
- *     sits between measured tilts of 13.5 (Khronos fox, must not apply) and 17.9 (quaternius
- *     fox): a narrow margin, see src/rig/chain.c.
+ *   - Rump skin at a slanted tail root: far skin beside the root joint (not beyond it) whose
+ *     surface faces down the tail (outward normal . first bone direction) more than the
+ *     tail's own skin one segment out does (its 90th percentile) and more than 0.2 (11.5
+ *     degrees) keeps the rigger's weights: it is the rump the tail sticks out of (quaternius
+ *     Velociraptor precision 0.931 -> 0.976, quaternius fox 0.959 -> 1.000). Per vertex,
+ *     no angle threshold on the collar: tail skin there measures at most 0.11, rump skin at
+ *     least 0.32, and a conical tail (T-Rex) raises its own limit to 0.49; see
+ *     src/rig/chain.c.
  *   - Welding joins positions closer than 0.03% of H, not only identical ones: material
  *     groups are split with hairline gaps (the Quaternius fox's tail tip floats 0.02% of H off
  *     the rest of its tail, which made it a second, collar-less piece).

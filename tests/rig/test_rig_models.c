@@ -1,7 +1,8 @@
 /* Rig module on the shared real models (skips when ../shared/models is absent):
  * each notail/X.glb gets a chain that owns (as dominant joint) >= 95% of the tail vertices of
- * the original X.glb (joints named /tail/i) with >= 95% precision, nothing else in the file
- * changes, and running on the output again builds no new chain. */
+ * the original X.glb (joints named /tail/i) with >= 95% precision (more where the rump
+ * rule in chain.c decides it, see expect_of), nothing else in the file changes, and running
+ * on the output again builds no new chain. */
 #include "test_util.h"
 
 #include <ctype.h>
@@ -43,6 +44,29 @@ static sinew_model *load(const char *path, sinew_document **doc)
     else
         sinew_document_free(d);
     return m;
+}
+
+/* Least recall and precision of tail skin per file. Where a rump rule that misfires moves
+ * the numbers, the bound sits between the measured value and the misfire's: keeping the
+ * Khronos fox's tail root (0.944 if treated as rump), the quaternius fox's and
+ * Velociraptor's rump skin off the chain (0.959, 0.931 without the rule), the T-Rex's
+ * conical tail root on it (0.973 with a fixed normal floor alone). */
+static void expect_of(const char *name, double *recall, double *precision)
+{
+    static const struct {
+        const char *file;
+        double recall, precision;
+    } table[] = {
+        {"Fox.glb", 0.99, 0.99},
+        {"Fox_parent.glb", 0.99, 0.99},
+        {"quaternius_Fox.glb", 0.95, 0.99},
+        {"quaternius_TRex.glb", 0.99, 0.95},
+        {"quaternius_Velociraptor.glb", 0.95, 0.97},
+    };
+    *recall = *precision = 0.95;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (!strcmp(name, table[i].file))
+            *recall = table[i].recall, *precision = table[i].precision;
 }
 
 static void check_one(const char *dir, const char *name, const char *tmp)
@@ -100,8 +124,10 @@ static void check_one(const char *dir, const char *name, const char *tmp)
             name, t, f, recall, precision, rep.pieces[tp].segments, (double)rep.pieces[tp].length,
             (double)rep.scale, (double)rep.pieces[tp].distance_before,
             (double)rep.pieces[tp].distance_after);
-    assert_true(recall >= 0.95);
-    assert_true(precision >= 0.95);
+    double want_recall, want_precision;
+    expect_of(name, &want_recall, &want_precision);
+    assert_true(recall >= want_recall);
+    assert_true(precision >= want_precision);
     assert_int_equal(changed_outside, 0);
     assert_int_equal(moved, 0);
     /* Nothing else changes: node count grows by K + 1, every old node keeps name and TRS,
