@@ -195,24 +195,28 @@ sinew_result sinew_document_add_skin_joint(sinew_document *doc, int32_t skin, in
 }
 
 /* The attributes object of mesh/primitive and its vertex count (POSITION's). */
-static cJSON *primitive_attrs(sinew_document *doc, int32_t mesh, int32_t primitive,
-                              uint32_t *vertex_count, sinew_error *err)
+/* The attributes object of mesh/primitive, after checking that it exists, has POSITION and
+ * holds exactly `vertex_count` vertices (what an edit of per-vertex data must match). */
+static sinew_result primitive_attrs(sinew_document *doc, int32_t mesh, int32_t primitive,
+                                    uint32_t vertex_count, cJSON **attrs, sinew_error *err)
 {
     cJSON *prims = (cJSON *)io_array(io_item(doc->root, "meshes", (uint32_t)(mesh < 0 ? 0 : mesh)),
                                      "primitives");
     cJSON *prim =
         mesh >= 0 && primitive >= 0 && prims ? cJSON_GetArrayItem(prims, primitive) : NULL;
-    cJSON *attrs = cJSON_GetObjectItemCaseSensitive(prim, "attributes");
-    const cJSON *pos = cJSON_GetObjectItemCaseSensitive(attrs, "POSITION");
-    if (!pos) {
-        sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                        "%s: mesh %d primitive %d does not exist or has no POSITION", doc->name,
-                        mesh, primitive);
-        return NULL;
-    }
+    *attrs = cJSON_GetObjectItemCaseSensitive(prim, "attributes");
+    const cJSON *pos = cJSON_GetObjectItemCaseSensitive(*attrs, "POSITION");
+    if (!pos)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "%s: mesh %d primitive %d does not exist or has no POSITION",
+                               doc->name, mesh, primitive);
     const cJSON *acc = io_item(doc->root, "accessors", (uint32_t)pos->valuedouble);
-    *vertex_count = (uint32_t)cJSON_GetObjectItemCaseSensitive(acc, "count")->valuedouble;
-    return attrs;
+    uint32_t vc = (uint32_t)cJSON_GetObjectItemCaseSensitive(acc, "count")->valuedouble;
+    if (vc != vertex_count)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "%s: mesh %d primitive %d has %u vertices, not %u", doc->name, mesh,
+                               primitive, vc, vertex_count);
+    return SINEW_OK;
 }
 
 sinew_result sinew_document_set_influences(sinew_document *doc, int32_t mesh, int32_t primitive,
@@ -221,13 +225,9 @@ sinew_result sinew_document_set_influences(sinew_document *doc, int32_t mesh, in
 {
     if (!doc || !joints || !weights)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_set_influences: NULL");
-    uint32_t vc;
-    cJSON *attrs = primitive_attrs(doc, mesh, primitive, &vc, err);
-    if (!attrs) return err ? err->code : SINEW_ERR_ARGUMENT;
-    if (vc != vertex_count)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                               "%s: mesh %d primitive %d has %u vertices, not %u", doc->name, mesh,
-                               primitive, vc, vertex_count);
+    cJSON *attrs;
+    sinew_result r = primitive_attrs(doc, mesh, primitive, vertex_count, &attrs, err);
+    if (r != SINEW_OK) return r;
     size_t n = (size_t)vertex_count * SINEW_MAX_INFLUENCES;
     if (!all_finite(weights, n))
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE, "%s: weights are not finite",
@@ -256,9 +256,9 @@ sinew_result sinew_document_set_influences(sinew_document *doc, int32_t mesh, in
     int use_u8 = max_joint < 256;
     void *jbuf = sinew_alloc(&doc->alloc, (size_t)vertex_count * 4, use_u8 ? 1 : 2);
     float *wbuf = sinew_alloc(&doc->alloc, (size_t)vertex_count * 4, sizeof *wbuf);
-    sinew_result r = jbuf && wbuf ? SINEW_OK
-                                  : sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY,
-                                                    "%s: out of memory", doc->name);
+    r = jbuf && wbuf
+            ? SINEW_OK
+            : sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
     for (int s = 0; s < sets && !r; s++) {
         for (uint32_t v = 0; v < vertex_count; v++)
             for (int k = 0; k < 4; k++) {
@@ -296,13 +296,9 @@ sinew_result sinew_document_set_colors(sinew_document *doc, int32_t mesh, int32_
 {
     if (!doc || !rgba)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_set_colors: NULL");
-    uint32_t vc;
-    cJSON *attrs = primitive_attrs(doc, mesh, primitive, &vc, err);
-    if (!attrs) return err ? err->code : SINEW_ERR_ARGUMENT;
-    if (vc != vertex_count)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                               "%s: mesh %d primitive %d has %u vertices, not %u", doc->name, mesh,
-                               primitive, vc, vertex_count);
+    cJSON *attrs;
+    sinew_result r = primitive_attrs(doc, mesh, primitive, vertex_count, &attrs, err);
+    if (r != SINEW_OK) return r;
     if (!all_finite(rgba, (size_t)vertex_count * 4))
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE, "%s: colours are not finite",
                                doc->name);

@@ -455,6 +455,12 @@ static void test_edits(void **state)
     assert_int_equal(sinew_document_set_influences(doc, 0, 0, 5, j, w, &err), SINEW_ERR_ARGUMENT);
     float rgba[16] = {1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1};
     assert_int_equal(sinew_document_set_colors(doc, 0, 1, 4, rgba, &err), SINEW_OK);
+    /* edits of per-vertex data name what does not match */
+    assert_int_equal(sinew_document_set_colors(doc, 0, 1, 3, rgba, &err), SINEW_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "has 4 vertices, not 3"));
+    assert_int_equal(sinew_document_set_colors(doc, 0, 9, 4, rgba, &err), SINEW_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "does not exist or has no POSITION"));
+    assert_int_equal(sinew_document_set_influences(doc, -1, 0, 4, j, w, &err), SINEW_ERR_ARGUMENT);
     assert_int_equal(sinew_document_find_animation(doc, "swing", 0, &anim, &err),
                      SINEW_ERR_NOT_FOUND);
     assert_int_equal(sinew_document_find_animation(doc, "swing", 1, &anim, &err), SINEW_OK);
