@@ -575,6 +575,15 @@ int creature_add_clip(creature_build *b, const char *name, float duration, creat
     return 1;
 }
 
+int creature_mesh_piece(creature_build *b, uint8_t piece, const creature_tube *t)
+{
+    sinew_creature_piece *p = &b->truth->pieces[piece];
+    p->shell_count = 1;
+    p->length = creature_tube_length(t);
+    p->radius = creature_tube_radius(t);
+    return creature_mesh_tube(&b->mesh, &b->skel, t);
+}
+
 uint8_t creature_add_piece(creature_build *b, const char *name, sinew_creature_part part,
                            sinew_creature_verdict verdict, const char *attach_joint)
 {

@@ -166,6 +166,10 @@ typedef struct creature_build {
 int creature_add_clip(creature_build *b, const char *name, float duration, creature_pose_fn fn,
                       const void *ctx);
 
+/* Meshes tube `t` as the only shell of truth piece `piece`, recording the piece's modelled
+ * length (the centre line's arc) and radius. Returns 0 when an allocation failed. */
+int creature_mesh_piece(creature_build *b, uint8_t piece, const creature_tube *t);
+
 /* Adds a truth piece and returns its index. */
 uint8_t creature_add_piece(creature_build *b, const char *name, sinew_creature_part part,
                            sinew_creature_verdict verdict, const char *attach_joint);

@@ -293,11 +293,7 @@ static int mouse_tail(creature_build *b, const humanoid *h, uint8_t piece)
     creature_tube_profile(&t, 1.0f, 0.012f, 0.012f, 0);
     t.weights.count = 0;
     template_weights(&t, h->leg[L], 0.15f, 0.60f, h->upleg[L], h->upleg[R], h->hips, 0.30f, 0.10f);
-    sinew_creature_piece *p = &b->truth->pieces[piece];
-    p->shell_count = 1;
-    p->length = creature_tube_length(&t);
-    p->radius = creature_tube_radius(&t);
-    return creature_mesh_tube(&b->mesh, &b->skel, &t);
+    return creature_mesh_piece(b, piece, &t);
 }
 
 /* An ear from inside the head up to its tip; flat (wide along x, thin along z). */
@@ -335,11 +331,7 @@ static int cape(creature_build *b, const humanoid *h, uint8_t piece)
     creature_tube_candidate(&t, h->neck), creature_tube_candidate(&t, h->shoulder[L]),
         creature_tube_candidate(&t, h->shoulder[R]);
     creature_tube_candidate(&t, h->upleg[L]), creature_tube_candidate(&t, h->upleg[R]);
-    sinew_creature_piece *p = &b->truth->pieces[piece];
-    p->shell_count = 1;
-    p->length = creature_tube_length(&t);
-    p->radius = creature_tube_radius(&t);
-    return creature_mesh_tube(&b->mesh, &b->skel, &t);
+    return creature_mesh_piece(b, piece, &t);
 }
 
 /* A skirt: an open cone from the waist to above the knees, hips at the top, each thigh owning
@@ -356,11 +348,7 @@ static int skirt(creature_build *b, const humanoid *h, uint8_t piece)
     t.weights.joints[0] = h->hips, t.weights.from[0] = 0.90f, t.weights.to[0] = 0.15f;
     t.weights.joints[1] = h->upleg[L];
     t.weights.joints[2] = h->upleg[R];
-    sinew_creature_piece *p = &b->truth->pieces[piece];
-    p->shell_count = 1;
-    p->length = creature_tube_length(&t);
-    p->radius = creature_tube_radius(&t);
-    return creature_mesh_tube(&b->mesh, &b->skel, &t);
+    return creature_mesh_piece(b, piece, &t);
 }
 
 /* A quiver: a long narrow closed cylinder lying diagonally on the upper back, its front sunk
@@ -374,11 +362,7 @@ static int quiver(creature_build *b, const humanoid *h, uint8_t piece)
     creature_tube_candidate(&t, h->spine), creature_tube_candidate(&t, h->spine1),
         creature_tube_candidate(&t, h->spine2), creature_tube_candidate(&t, h->neck);
     creature_tube_candidate(&t, h->shoulder[L]), creature_tube_candidate(&t, h->shoulder[R]);
-    sinew_creature_piece *p = &b->truth->pieces[piece];
-    p->shell_count = 1;
-    p->length = creature_tube_length(&t);
-    p->radius = creature_tube_radius(&t);
-    return creature_mesh_tube(&b->mesh, &b->skel, &t);
+    return creature_mesh_piece(b, piece, &t);
 }
 
 /* ---- clips ---- */

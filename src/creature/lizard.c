@@ -172,11 +172,7 @@ int creature_build_lizard(creature_build *b)
     t.weights.joints[2] = z.leg[3];
     t.weights.joints[3] = z.hips, t.weights.from[3] = 0.10f, t.weights.to[3] = 0.05f;
     t.weights.side_width = 0.014f;
-    sinew_creature_piece *p = &b->truth->pieces[pc];
-    p->shell_count = 1;
-    p->length = creature_tube_length(&t);
-    p->radius = creature_tube_radius(&t);
-    ok &= creature_mesh_tube(m, s, &t);
+    ok &= creature_mesh_piece(b, pc, &t);
     if (!ok || m->failed) return 0;
 
     lizard_gait walk = {&z, 22.0f, 25.0f, 7.0f, 0.6f};
