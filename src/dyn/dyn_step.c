@@ -137,12 +137,17 @@ static void substep(const step_ctx *cx, const dyn_frame *f, float h, sinew_quat 
 
     const sinew_quat H = sinew_quat_normalize(sinew_quat_mul(f->rotation, rig->parent_bind_inv));
     const rot3 Hm = rot3_from_quat(H);
-    const float alpha = (n > 1 && !(prm->disable & SINEW_DYN_NO_COUPLING) && h > 0.0f)
-                            ? 1.0f - (float)dyn_exp_neg(-(double)prm->coupling_rate * (double)h)
-                            : 0.0f;
+    /* the full step h = max_step has its decays precomputed in the rig (the same bits) */
+    const int full = h == prm->max_step;
+    const float alpha =
+        (n > 1 && !(prm->disable & SINEW_DYN_NO_COUPLING) && h > 0.0f)
+            ? (full ? rig->step_alpha
+                    : 1.0f - (float)dyn_exp_neg(-(double)prm->coupling_rate * (double)h))
+            : 0.0f;
     const int limit_on = !(prm->disable & SINEW_DYN_NO_LIMIT);
     const int plane_on = !(prm->disable & SINEW_DYN_NO_FORWARD_PLANE);
-    const float decay = (float)dyn_exp_neg((double)(-prm->contact_damping * h));
+    const float decay =
+        full ? rig->step_decay : (float)dyn_exp_neg((double)(-prm->contact_damping * h));
     const sinew_vec3 fwd = sinew_quat_rotate(H, sinew_vec3_make(0, 0, 1));
     const sinew_vec3 back_h =
         sinew_vec3_normalize_or(sinew_vec3_make(-fwd.x, 0, -fwd.z), sinew_vec3_make(0, 0, -1));
