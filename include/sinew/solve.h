@@ -6,12 +6,24 @@
  *   1. frames: the clip's key times (or a fixed rate), sinew_solve_frame_times;
  *   2. correspondence: each target-rig vertex's nearest source vertex in the two bind-space
  *      (rest) meshes, sinew_solve_correspond (identity when they are the same mesh; refused
- *      when the mean nearest distance is above 2% of the diagonal);
+ *      when the mean nearest distance is above 2% of the diagonal). Files' units and facing
+ *      cannot be trusted (a rigging service hands back centimetres, metres, or the creature
+ *      turned by 90 or 180 degrees), so sinew_solve_correspond_aligned first tries the meshes
+ *      as they are, exactly as sinew_solve_correspond, and only when that fails finds the
+ *      similarity x_target = s R x_source + t that lays the source onto the target
+ *      (sinew_solve_align: four yaw starts, trimmed ICP with scale) and corresponds the
+ *      moved source;
  *   3. targets: the source rig skinned at every frame; a target vertex follows the blended
  *      skinning matrix of its nearest source vertex, applied to its own bind position
  *      (exact for the same mesh, and exact at rest for any mesh), sinew_solve_targets;
  *      the targets are in the source's world, so both files must place the creature alike
- *      (the same mesh lineage: a rigger's output of the artist's file, as in seed 004);
+ *      (the same mesh lineage: a rigger's output of the artist's file, as in seed 004),
+ *      unless an alignment maps them: then each source skinning matrix M_j is used as
+ *      A M_j A^-1 (A the similarity), i.e. the source's skinned surface is carried into the
+ *      target's bind space, so targets, Q, errors and the written tracks are all in the
+ *      target's own units and place (sinew_solve_targets_aligned, sinew_solve_options.alignment;
+ *      for files whose rest pose is not their bind space, such as FBX exports with a scaled
+ *      and turned armature, R_t A R_s^-1 M_j A^-1 with R each rig's bind-to-rest-world map);
  *   4. solve: per frame, the unknowns are the target rig's skinning matrices M_j =
  *      world_j * IBM_j (rigid). Each bone in turn gets the weighted rigid fit (Horn's
  *      quaternion method, top eigenvector of the 4x4 matrix by cyclic Jacobi) to what the
@@ -56,6 +68,26 @@ extern "C" {
 /* Heatmap: errors at or above this fraction of the diagonal are full red (seed 004). */
 #define SINEW_SOLVE_HEAT_RED 0.03f
 
+/* A similarity that lays the source's bind-space mesh onto the target's:
+ * x_target = scale * R(rotation) x_source + translation. */
+typedef struct sinew_solve_alignment {
+    float scale;            /* s: target units per source unit (100 for metres to centimetres) */
+    sinew_quat rotation;    /* R, unit quaternion (x, y, z, w), source to target axes */
+    sinew_vec3 translation; /* t, target units (bind space) */
+    float yaw;              /* radians in (-pi, pi]: where R turns the source's forward +Z,
+                               measured about +Y (atan2 of its x over its z) */
+    float tilt;             /* radians: the angle R puts between the source's +Y and +Y (0 for a
+                               pure turn about the vertical) */
+    float trimmed_mean;     /* target units: the kept candidate's score, the mean of two trimmed
+                               means: subsampled source points to their nearest target vertex, and
+                               subsampled target points to their nearest source vertex, each over
+                               its best (1 - trim) share of pairs */
+    uint32_t start_yaw;     /* the starting turn that won: 0, 1, 2, 3 for 0, 90, 180, 270 degrees
+                               about +Y */
+    uint32_t iterations;    /* ICP iterations of the winning candidate (coarse and fine) */
+    uint32_t points;        /* source points in the ICP subsample */
+} sinew_solve_alignment;
+
 typedef struct sinew_solve_options {
     uint32_t max_sweeps;      /* bone sweeps per frame; default: 100 (the first frame 4x) */
     float progress_tolerance; /* stop when a sweep lowers the RMS error by less than this
@@ -66,26 +98,86 @@ typedef struct sinew_solve_options {
     uint32_t max_vertices;    /* constraints subsampled evenly to at most this many target
                                  vertices (quality is still measured on all); default: 0 = all */
     float frame_rate;         /* frames per second; default: 0 = the clip's own key times */
+    const sinew_solve_alignment *alignment; /* the source-to-target similarity the
+                                 correspondence used (sinew_correspondence_stats.alignment when
+                                 .aligned); default: NULL = both already share one bind space */
 } sinew_solve_options;
 
 /* ---- correspondence ---- */
 
 typedef struct sinew_correspondence_stats {
-    float mean_distance; /* mean nearest distance, model units (bind space) */
-    float max_distance;  /* largest nearest distance, model units */
-    float diagonal;      /* the target's bind-space box diagonal, model units */
+    float mean_distance; /* mean nearest distance of the correspondence returned (after the
+                            alignment when `aligned`), target units (bind space); a lower bound
+                            when `partial` */
+    float max_distance;  /* largest nearest distance, target units (the largest seen when
+                            `partial`) */
+    float diagonal;      /* the target's bind-space box diagonal, target units */
     int identity;        /* 1 when the meshes are the same vertex for vertex */
+    int partial;         /* 1: refused early: the search stopped as soon as the mean was sure to
+                            exceed 5 times the limit, 10% of the diagonal (nearest distances
+                            already summed plus each other vertex's distance to the source's
+                            box), so that meshes far apart are refused in milliseconds */
+    float placed_mean_distance; /* the meshes as they are (before any alignment): mean nearest
+                            distance, target units; a lower bound when placed_partial */
+    int placed_partial;         /* 1: placed_mean_distance is a lower bound (see `partial`) */
+    int align_tried; /* 1: the meshes did not overlap as placed and `alignment` was fitted */
+    int aligned;     /* 1: `nearest` is from the source moved by `alignment` (it passed) */
+    sinew_solve_alignment alignment; /* the fitted similarity when align_tried */
 } sinew_correspondence_stats;
 
 /* For every vertex of `target`'s mesh, the index of the nearest vertex of `source`'s mesh in
- * bind space (uniform grid, exact nearest). `nearest` holds target->mesh.vertex_count
- * entries. Returns SINEW_ERR_INVALID_VALUE, naming both distances, when the mean nearest
- * distance is above SINEW_SOLVE_MAX_MEAN_NEAREST of the target diagonal (the meshes do not
- * overlap: different creatures, or not aligned), SINEW_ERR_ARGUMENT for an empty mesh.
- * Allocates scratch through `allocator` (NULL: malloc). `stats` may be NULL. */
+ * bind space (uniform grid, exact nearest), the meshes taken as they are. `nearest` holds
+ * target->mesh.vertex_count entries. Returns SINEW_ERR_INVALID_VALUE, naming the distance,
+ * when the mean nearest distance is above SINEW_SOLVE_MAX_MEAN_NEAREST of the target diagonal
+ * (the meshes do not overlap: different creatures, or not aligned; `nearest` is then not
+ * meaningful), SINEW_ERR_ARGUMENT for an empty mesh. Allocates scratch through `allocator`
+ * (NULL: malloc). `stats` may be NULL. */
 sinew_result sinew_solve_correspond(const sinew_model *source, const sinew_model *target,
                                     const sinew_allocator *allocator, uint32_t *nearest,
                                     sinew_correspondence_stats *stats, sinew_error *err);
+
+typedef struct sinew_solve_align_options {
+    int disable;             /* 1: never align (sinew_solve_correspond's strict behaviour);
+                                default: 0 = align when the meshes do not overlap as placed */
+    uint32_t max_points;     /* ICP subsample of each mesh, evenly spread over the vertex
+                                order; default: 2000 */
+    float trim;              /* share of the worst ICP pairs dropped every iteration, so that a
+                                part one mesh lacks (a tail) does not pull the fit, in (0, 0.9);
+                                default: 0 (or out of range) = 0.1 */
+    uint32_t max_iterations; /* ICP iterations per candidate and stage; default: 60 */
+} sinew_solve_align_options;
+
+/* The similarity x_target = s R x_source + t that best lays `source`'s bind-space mesh onto
+ * `target`'s, whether or not they overlap already: four starts, turned 0, 90, 180 and 270
+ * degrees about +Y (glTF is Y up; facing conventions differ by quarter turns), each with s
+ * the ratio of the two box diagonals and t matching the box centres, each refined by trimmed
+ * ICP with scale (nearest target vertex of every subsampled source point and nearest source
+ * vertex of every subsampled target point, both ways so that the scale cannot collapse onto
+ * a patch, the worst `trim` share of each dropped, then the closed-form similarity of the
+ * rest: Horn 1987 for R, Umeyama 1991 for s and t); the candidate with the lowest trimmed
+ * mean distance is refined once more against every vertex. Deterministic. Returns
+ * SINEW_ERR_ARGUMENT for an
+ * empty mesh, SINEW_ERR_INVALID_VALUE for non-finite or single-point meshes. Allocates
+ * scratch through `allocator` (NULL: malloc). `options` may be NULL (defaults). */
+sinew_result sinew_solve_align(const sinew_model *source, const sinew_model *target,
+                               const sinew_solve_align_options *options,
+                               const sinew_allocator *allocator, sinew_solve_alignment *out,
+                               sinew_error *err);
+
+/* sinew_solve_correspond, then, only when the meshes fail its overlap test as placed and
+ * options->disable is 0, sinew_solve_align and the correspondence of the moved source: on
+ * success stats->aligned says which one `nearest` is from (pass &stats->alignment as
+ * sinew_solve_options.alignment). Meshes that overlap as placed give exactly
+ * sinew_solve_correspond's answer, bit for bit. When neither overlaps, returns
+ * SINEW_ERR_INVALID_VALUE naming both mean distances and the alignment tried. `stats` may be
+ * NULL, but the caller then cannot know whether an alignment is needed: pass it. */
+sinew_result sinew_solve_correspond_aligned(const sinew_model *source, const sinew_model *target,
+                                            const sinew_solve_align_options *options,
+                                            const sinew_allocator *allocator, uint32_t *nearest,
+                                            sinew_correspondence_stats *stats, sinew_error *err);
+
+/* Applies `alignment` to a source bind-space point (target units). */
+sinew_vec3 sinew_solve_alignment_apply(const sinew_solve_alignment *alignment, sinew_vec3 p);
 
 /* ---- frames and targets ---- */
 
@@ -105,6 +197,21 @@ sinew_result sinew_solve_targets(const sinew_model *source, const sinew_clip *cl
                                  const sinew_model *target, const uint32_t *nearest,
                                  const sinew_allocator *allocator, sinew_vec3 *out,
                                  sinew_error *err);
+
+/* sinew_solve_targets with the source carried into the target's space by `alignment` (from
+ * sinew_solve_correspond_aligned; NULL: none, exactly sinew_solve_targets): target vertex i
+ * follows R_t A R_s^-1 M_j A^-1 of its nearest source vertex's joints, A the similarity and
+ * R each rig's rest skinning map (bind space to world at rest; identity for most files, so
+ * A M_j A^-1), so at rest the targets are the target's own rest pose and in motion the
+ * source's skinned surface mapped by A, in target units. The control form (target ==
+ * source, nearest == NULL) takes no alignment: SINEW_ERR_ARGUMENT; a rig whose rest map is
+ * singular: SINEW_ERR_INVALID_VALUE. */
+sinew_result sinew_solve_targets_aligned(const sinew_model *source, const sinew_clip *clip,
+                                         const float *times, uint32_t frame_count,
+                                         const sinew_model *target, const uint32_t *nearest,
+                                         const sinew_solve_alignment *alignment,
+                                         const sinew_allocator *allocator, sinew_vec3 *out,
+                                         sinew_error *err);
 
 /* ---- the per-frame solver ---- */
 
@@ -188,7 +295,9 @@ typedef struct sinew_solve_clip_result {
 } sinew_solve_clip_result;
 
 /* Solves `clip` of `source` onto `rig` end to end (frames, targets, solver, local tracks,
- * quality). `nearest` is from sinew_solve_correspond, or NULL when rig == source (control).
+ * quality). `nearest` is from sinew_solve_correspond(_aligned), or NULL when rig == source
+ * (control); when that correspondence used an alignment, options->alignment must carry it
+ * (every length in the result is then in the rig's units).
  * On success fills `out` (free with sinew_solve_clip_result_free); on failure `out` is
  * zeroed. Allocates through `allocator` (NULL: malloc). */
 sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,

@@ -82,7 +82,8 @@ sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
     sinew_solve_quality *q = &out->quality;
     double sweeps = 0;
     for (uint32_t f = 0; f < F; f++) {
-        r = sinew_solve_targets(source, clip, &out->times[f], 1, rig, nearest, a, targets, err);
+        r = sinew_solve_targets_aligned(source, clip, &out->times[f], 1, rig, nearest,
+                                        options ? options->alignment : NULL, a, targets, err);
         if (r != SINEW_OK) goto done;
         sinew_solve_frame_stats st;
         sinew_mat4 *M = &out->skin_matrices[(size_t)f * J];

@@ -103,6 +103,32 @@ struct sinew_solver {
     int warm;            /* cur holds the previous frame's answer */
 };
 
+/* grid.c: exact nearest-point queries over a fixed point set (a uniform grid searched shell
+ * by shell until no closer point can exist). `points` is borrowed, not copied. */
+typedef struct solve_grid {
+    const sinew_vec3 *points;
+    uint32_t count;
+    sinew_vec3 lo, hi; /* the points' box */
+    double cell;       /* cell edge, the points' units */
+    int32_t n[3];      /* cells per axis */
+    uint32_t *start;   /* n[0] * n[1] * n[2] + 1: the cell's items are [start[c], start[c+1]) */
+    uint32_t *items;   /* point indices, increasing within a cell */
+    sinew_allocator alloc;
+} solve_grid;
+/* per_cell: points per occupied cell aimed at (2 for the correspondence). */
+sinew_result solve_grid_build(solve_grid *g, const sinew_vec3 *points, uint32_t count,
+                              double per_cell, const sinew_allocator *allocator, sinew_error *err);
+void solve_grid_free(solve_grid *g);
+/* Squared distance from p to its nearest point, and that point's index (the smallest among
+ * equals). With max_d2 below DBL_MAX the search stops once nothing unvisited can be within
+ * sqrt(max_d2), and returns DBL_MAX with *index = UINT32_MAX when no point is that close. */
+double solve_grid_nearest(const solve_grid *g, sinew_vec3 p, double max_d2, uint32_t *index);
+/* Distance from p to the points' box: never above the distance to any point. */
+double solve_grid_box_distance(const solve_grid *g, sinew_vec3 p);
+
+/* align.c: the alignment as an affine map (x_target = A x_source) and its inverse. */
+void solve_alignment_affine(const sinew_solve_alignment *a, solve_affine *fwd, solve_affine *inv);
+
 /* moments.c */
 sinew_result solve_build_moments(sinew_solver *s, sinew_error *err);
 /* vuT, yy and the centre of one frame's targets. 0 when a target is not finite. */

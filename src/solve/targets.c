@@ -60,24 +60,116 @@ sinew_result sinew_solve_targets(const sinew_model *source, const sinew_clip *cl
                                  const sinew_allocator *allocator, sinew_vec3 *out,
                                  sinew_error *err)
 {
+    return sinew_solve_targets_aligned(source, clip, times, frame_count, target, nearest, NULL,
+                                       allocator, out, err);
+}
+
+/* The map from a rig's bind space to its world at rest (what a player shows standing still):
+ * the rest skinning matrix, identity for most files, an armature's scale and turn for FBX
+ * exports. When the weighted joints disagree (rest differs from bind per joint) their
+ * weight-averaged matrix. 0 when it is singular or out of memory. */
+static int rest_map(const sinew_model *m, const sinew_allocator *alloc, solve_affine *out)
+{
+    const uint32_t N = m->node_count, J = m->skin.joint_count, V = m->mesh.vertex_count;
+    sinew_transform *pose = sinew_alloc(alloc, N ? N : 1, sizeof *pose);
+    sinew_mat4 *world = sinew_alloc(alloc, N ? N : 1, sizeof *world);
+    sinew_mat4 *skin = sinew_alloc(alloc, J ? J : 1, sizeof *skin);
+    double *weight = sinew_alloc(alloc, J ? J : 1, sizeof *weight);
+    int ok = pose && world && skin && weight && J > 0;
+    if (ok) {
+        sinew_pose_rest(m, pose);
+        sinew_pose_to_world(m, pose, world);
+        sinew_skin_matrices(m, world, skin);
+        for (size_t e = 0; e < (size_t)V * SINEW_MAX_INFLUENCES; e++)
+            if (m->mesh.influence_weights[e] > 0 && m->mesh.influence_joints[e] < J)
+                weight[m->mesh.influence_joints[e]] += m->mesh.influence_weights[e];
+        int32_t first = -1, same = 1;
+        double total = 0;
+        for (uint32_t j = 0; j < J; j++) {
+            if (!(weight[j] > 0)) continue;
+            if (first < 0)
+                first = (int32_t)j;
+            else if (memcmp(&skin[j], &skin[first], sizeof skin[j]))
+                same = 0;
+            total += weight[j];
+        }
+        if (first < 0) {
+            solve_affine_identity(out);
+        } else if (same) { /* the usual case, kept exact */
+            solve_affine_from_mat4(&skin[first], out);
+        } else {
+            memset(out, 0, sizeof *out);
+            for (uint32_t j = 0; j < J; j++) {
+                if (!(weight[j] > 0)) continue;
+                solve_affine a;
+                solve_affine_from_mat4(&skin[j], &a);
+                for (int k = 0; k < 12; k++)
+                    out->m[k] += weight[j] / total * a.m[k];
+            }
+        }
+        solve_affine inv;
+        ok = solve_affine_invert(out, &inv);
+    }
+    sinew_free(alloc, pose);
+    sinew_free(alloc, world);
+    sinew_free(alloc, skin);
+    sinew_free(alloc, weight);
+    return ok;
+}
+
+sinew_result sinew_solve_targets_aligned(const sinew_model *source, const sinew_clip *clip,
+                                         const float *times, uint32_t frame_count,
+                                         const sinew_model *target, const uint32_t *nearest,
+                                         const sinew_solve_alignment *alignment,
+                                         const sinew_allocator *allocator, sinew_vec3 *out,
+                                         sinew_error *err)
+{
     const int direct = (target == source && nearest == NULL);
     if (!direct && !nearest)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT,
                                "solve: targets on another rig need a correspondence");
+    if (direct && alignment)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "solve: the control run (a rig against its own clip) takes no "
+                               "alignment");
     sinew_allocator alloc = {0};
     if (allocator) alloc = *allocator;
+    const uint32_t J = source->skin.joint_count ? source->skin.joint_count : 1;
     sinew_transform *pose =
         sinew_alloc(&alloc, source->node_count ? source->node_count : 1, sizeof *pose);
     sinew_mat4 *world =
         sinew_alloc(&alloc, source->node_count ? source->node_count : 1, sizeof *world);
-    sinew_mat4 *skin =
-        sinew_alloc(&alloc, source->skin.joint_count ? source->skin.joint_count : 1, sizeof *skin);
+    sinew_mat4 *skin = sinew_alloc(&alloc, alignment ? 2 * (size_t)J : J, sizeof *skin);
     if (!pose || !world || !skin) {
         sinew_free(&alloc, pose);
         sinew_free(&alloc, world);
         sinew_free(&alloc, skin);
         return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "solve: out of memory");
     }
+    /* With an alignment A (bind space to bind space) the source surface is carried into the
+     * target's space: a target vertex p follows G_j = R_t A R_s^-1 M_j A^-1, R the rigs' rest
+     * maps (bind to world at rest), one matrix per joint since the blend is linear in M_j.
+     * At rest M_j = R_s, so the targets are the target's own rest pose; with R = identity
+     * (most files) G_j = A M_j A^-1. */
+    solve_affine pre, post; /* G_j = pre M_j post */
+    if (alignment) {
+        solve_affine fwd, inv, rs, rs_inv, rt;
+        solve_alignment_affine(alignment, &fwd, &inv);
+        if (!rest_map(source, &alloc, &rs) || !solve_affine_invert(&rs, &rs_inv) ||
+            !rest_map(target, &alloc, &rt)) {
+            sinew_free(&alloc, pose);
+            sinew_free(&alloc, world);
+            sinew_free(&alloc, skin);
+            return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                                   "solve: a rig's rest pose does not map its bind space "
+                                   "invertibly (degenerate rest skinning matrices)");
+        }
+        solve_affine tmp;
+        solve_affine_mul(&rt, &fwd, &tmp);
+        solve_affine_mul(&tmp, &rs_inv, &pre);
+        post = inv;
+    }
+    sinew_mat4 *used = alignment ? skin + J : skin;
     const uint32_t V = target->mesh.vertex_count;
     const sinew_mesh *sm = &source->mesh;
     for (uint32_t f = 0; f < frame_count; f++) {
@@ -89,6 +181,14 @@ sinew_result sinew_solve_targets(const sinew_model *source, const sinew_clip *cl
             sinew_skin_positions(source, skin, y);
             continue;
         }
+        if (alignment)
+            for (uint32_t j = 0; j < source->skin.joint_count; j++) {
+                solve_affine m, am;
+                solve_affine_from_mat4(&skin[j], &m);
+                solve_affine_mul(&pre, &m, &am);
+                solve_affine_mul(&am, &post, &m);
+                solve_affine_to_mat4(&m, &used[j]);
+            }
         /* A target vertex follows its nearest source vertex's blended skinning matrix,
          * applied to its own bind position: exact at rest and for the same mesh. */
         for (uint32_t i = 0; i < V; i++) {
@@ -100,7 +200,7 @@ sinew_result sinew_solve_targets(const sinew_model *source, const sinew_clip *cl
             for (int k = 0; k < SINEW_MAX_INFLUENCES; k++) {
                 const float w = wt[k];
                 if (w == 0.0f) break;
-                const float *m = skin[jt[k]].m;
+                const float *m = used[jt[k]].m;
                 x += w * (m[0] * p.x + m[4] * p.y + m[8] * p.z + m[12]);
                 yy += w * (m[1] * p.x + m[5] * p.y + m[9] * p.z + m[13]);
                 z += w * (m[2] * p.x + m[6] * p.y + m[10] * p.z + m[14]);

@@ -1,7 +1,9 @@
 /* Surface solve (issue 5, seed 004): Horn's fit, the control run that must reach zero, coarser
- * rigs, rotation-only bone lengths, correspondence under shuffling and resolution changes. */
+ * rigs, rotation-only bone lengths, correspondence under shuffling and resolution changes, and
+ * the similarity alignment of meshes in other units, facing or place. */
 #include "test_util.h"
 
+#include "sinew/creature.h"
 #include "solve/solve_internal.h"
 #include "solve_fixture.h"
 
@@ -423,6 +425,329 @@ static void test_frame_times(void **state)
     assert_true(fabsf(times[7] - 0.7f) < 1e-6f);
 }
 
+/* ---- alignment ---- */
+
+/* A known similarity x' = s R_y(yaw) x + t. */
+typedef struct known_similarity {
+    double s, yaw; /* scale; radians about +Y */
+    double t[3];
+} known_similarity;
+
+static sinew_quat known_quat(const known_similarity *k)
+{
+    return sinew_quat_from_axis_angle(sinew_vec3_make(0, 1, 0), (float)k->yaw);
+}
+
+static sinew_vec3 known_apply(const known_similarity *k, sinew_vec3 p)
+{
+    const double c = cos(k->yaw), sn = sin(k->yaw);
+    const double x = c * p.x + sn * p.z, z = -sn * p.x + c * p.z;
+    return sinew_vec3_make((float)(k->s * x + k->t[0]), (float)(k->s * p.y + k->t[1]),
+                           (float)(k->s * z + k->t[2]));
+}
+
+/* Moves a fixture creature by `k` as a whole rig in other units and place: positions, the
+ * root (non-joint) node's TRS, every joint's bind and inverse bind matrix, so that every
+ * pose of it is the original pose moved by k (the same rig, re-exported). */
+static void move_rig(sinew_model *m, const known_similarity *k)
+{
+    for (uint32_t i = 0; i < m->mesh.vertex_count; i++)
+        m->mesh.positions[i] = known_apply(k, m->mesh.positions[i]);
+    sinew_transform st = sinew_transform_identity();
+    st.rotation = known_quat(k);
+    st.scale = sinew_vec3_make((float)k->s, (float)k->s, (float)k->s);
+    st.translation = sinew_vec3_make((float)k->t[0], (float)k->t[1], (float)k->t[2]);
+    const sinew_mat4 S = sinew_mat4_from_transform(st);
+    sinew_mat4 Sinv;
+    assert_true(sinew_mat4_invert_affine(&S, &Sinv));
+    assert_true(m->nodes[0].joint < 0 && m->nodes[0].parent < 0);
+    for (int which = 0; which < 2; which++) {
+        sinew_transform *t = which ? &m->nodes[0].rest : &m->nodes[0].local;
+        t->translation = sinew_vec3_add(
+            st.translation,
+            sinew_vec3_scale(sinew_quat_rotate(st.rotation, t->translation), (float)k->s));
+        t->rotation = sinew_quat_normalize(sinew_quat_mul(st.rotation, t->rotation));
+        t->scale = sinew_vec3_scale(t->scale, (float)k->s);
+    }
+    for (uint32_t j = 0; j < m->skin.joint_count; j++) {
+        sinew_joint *jt = &m->skin.joints[j];
+        jt->inverse_bind = sinew_mat4_mul(&jt->inverse_bind, &Sinv);
+    }
+    assert_int_equal(sinew_model_update_rest(m, NULL), SINEW_OK);
+    sinew_model_update_size(m);
+}
+
+/* Angle of the rotation between the alignment's quaternion and the known turn, degrees, in
+ * double (acos of a float dot product cannot resolve less than ~0.04 degrees). */
+static double rotation_error_degrees(sinew_quat a, const known_similarity *k)
+{
+    const double h = 0.5 * k->yaw, qk[4] = {0, sin(h), 0, cos(h)};
+    const double qa[4] = {a.x, a.y, a.z, a.w};
+    /* conj(qk) * qa */
+    const double w = qk[3] * qa[3] + qk[0] * qa[0] + qk[1] * qa[1] + qk[2] * qa[2];
+    const double x = qk[3] * qa[0] - qk[0] * qa[3] - qk[1] * qa[2] + qk[2] * qa[1];
+    const double y = qk[3] * qa[1] - qk[1] * qa[3] - qk[2] * qa[0] + qk[0] * qa[2];
+    const double z = qk[3] * qa[2] - qk[2] * qa[3] - qk[0] * qa[1] + qk[1] * qa[0];
+    return 2.0 * atan2(sqrt(x * x + y * y + z * z), fabs(w)) * 180.0 / SINEW_PI;
+}
+
+static void check_alignment(const sinew_solve_alignment *a, const known_similarity *k,
+                            double diagonal, double scale_tol, double degrees_tol,
+                            double offset_tol, const char *what)
+{
+    const sinew_vec3 t = a->translation;
+    const double dt = sqrt((t.x - k->t[0]) * (t.x - k->t[0]) + (t.y - k->t[1]) * (t.y - k->t[1]) +
+                           (t.z - k->t[2]) * (t.z - k->t[2]));
+    const double ds = fabs(a->scale / k->s - 1), dr = rotation_error_degrees(a->rotation, k);
+    fprintf(stderr,
+            "%s: scale %.6g (want %.6g, rel err %.2e), yaw %.3f deg (rotation err %.4f deg), "
+            "translation err %.2e of the diagonal; ICP %u iterations on %u points, start yaw "
+            "%u, trimmed mean %.2e of the diagonal\n",
+            what, (double)a->scale, k->s, ds, a->yaw * 180.0 / SINEW_PI, dr, dt / diagonal,
+            a->iterations, a->points, a->start_yaw * 90, a->trimmed_mean / diagonal);
+    assert_true(ds <= scale_tol);
+    assert_true(dr <= degrees_tol);
+    assert_true(dt <= offset_tol * diagonal);
+}
+
+/* Largest distance over frames and vertices between rig b skinned by result rb and rig a
+ * skinned by ra then moved by k (b is a moved by k). */
+static double surface_offset(const sinew_model *a, const sinew_solve_clip_result *ra,
+                             const sinew_model *b, const sinew_solve_clip_result *rb,
+                             const known_similarity *k)
+{
+    const uint32_t V = a->mesh.vertex_count;
+    sinew_vec3 *pa = malloc(V * sizeof *pa), *pb = malloc(V * sizeof *pb);
+    double worst = 0;
+    for (uint32_t f = 0; f < ra->frame_count; f++) {
+        sinew_skin_positions(a, &ra->skin_matrices[(size_t)f * ra->joint_count], pa);
+        sinew_skin_positions(b, &rb->skin_matrices[(size_t)f * rb->joint_count], pb);
+        for (uint32_t i = 0; i < V; i++) {
+            const double d = sinew_vec3_distance(known_apply(k, pa[i]), pb[i]);
+            if (d > worst) worst = d;
+        }
+    }
+    free(pa);
+    free(pb);
+    return worst;
+}
+
+/* The same rig in other units, facing and place: the alignment recovers s, R and t, and the
+ * solve onto it scores what the solve onto the unmoved rig scores, in the target's units. */
+static void test_align_recovers_similarity(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *src = fixture_creature(&p);
+    sinew_model *coarse = fixture_creature(&p);
+    fixture_merge_chain(coarse, "Tail", 1, 2);
+    const double diag = src->size.diagonal;
+    const known_similarity cases[2] = {
+        {100.0, SINEW_PI, {50.0 * diag, 0, -20.0 * diag}},        /* cm, turned round, half a
+                                                                      diagonal (x100) away */
+        {0.01, 0.5 * SINEW_PI, {0.005 * diag, 0.002 * diag, 0}}}; /* the other way */
+    uint32_t *nearest = malloc(coarse->mesh.vertex_count * sizeof *nearest);
+    sinew_correspondence_stats st;
+    sinew_error err = {0};
+    assert_int_equal(sinew_solve_correspond(src, coarse, NULL, nearest, &st, &err), SINEW_OK);
+    sinew_solve_clip_result plain;
+    solve_or_fail(src, coarse, nearest, NULL, &plain);
+    print_result("coarse, as placed", &plain);
+    for (int c = 0; c < 2; c++) {
+        sinew_model *moved = fixture_creature(&p);
+        fixture_merge_chain(moved, "Tail", 1, 2);
+        move_rig(moved, &cases[c]);
+        const double tdiag = moved->size.diagonal;
+        /* the strict form refuses, quickly and with the message */
+        assert_int_equal(sinew_solve_correspond(src, moved, NULL, nearest, &st, &err),
+                         SINEW_ERR_INVALID_VALUE);
+        assert_non_null(strstr(err.message, "do not overlap"));
+        sinew_solve_alignment al;
+        assert_int_equal(sinew_solve_align(src, moved, NULL, NULL, &al, &err), SINEW_OK);
+        check_alignment(&al, &cases[c], tdiag, 1e-5, 0.001, 1e-5,
+                        c == 0 ? "align x100, yaw 180" : "align x0.01, yaw 90");
+        assert_int_equal(sinew_solve_correspond_aligned(src, moved, NULL, NULL, nearest, &st, &err),
+                         SINEW_OK);
+        assert_true(st.align_tried && st.aligned && !st.identity);
+        assert_true(st.mean_distance <= 1e-4 * st.diagonal);
+        assert_true(st.placed_mean_distance > SINEW_SOLVE_MAX_MEAN_NEAREST * st.diagonal);
+        assert_memory_equal(&st.alignment, &al, sizeof al);       /* deterministic */
+        for (uint32_t i = 0; i < src->mesh.vertex_count; i += 97) /* the public map */
+            assert_true(
+                sinew_vec3_distance(sinew_solve_alignment_apply(&al, src->mesh.positions[i]),
+                                    moved->mesh.positions[i]) <= 1e-5 * tdiag);
+        sinew_solve_options opt = {0};
+        opt.alignment = &st.alignment;
+        sinew_solve_clip_result res;
+        solve_or_fail(src, moved, nearest, &opt, &res);
+        print_result(c == 0 ? "coarse, x100 yaw 180 aligned" : "coarse, x0.01 yaw 90 aligned",
+                     &res);
+        fprintf(stderr, "  Q %.4f%% vs %.4f%% as placed: %.4f points apart\n", 100 * res.quality.q,
+                100 * plain.quality.q, 100 * fabs(res.quality.q - plain.quality.q));
+        assert_true(fabs(res.quality.q - plain.quality.q) <= 0.0005); /* 0.05 points */
+        /* errors in the target's own units: relative to its diagonal, the same numbers */
+        assert_true(fabs(res.diagonal / plain.diagonal - cases[c].s) <= 1e-4 * cases[c].s);
+        assert_true(fabs(res.quality.mean_error - plain.quality.mean_error) <= 1e-4);
+        /* the solved motion is the unmoved solve's, moved by k: every frame's skinned
+         * surface; without the alignment the motion happens in the wrong frame */
+        sinew_solve_clip_result bad;
+        solve_or_fail(src, moved, nearest, NULL, &bad);
+        const double off = surface_offset(coarse, &plain, moved, &res, &cases[c]);
+        const double off_bad = surface_offset(coarse, &plain, moved, &bad, &cases[c]);
+        fprintf(stderr,
+                "  surface vs the unmoved solve moved: %.2e of the diagonal (%.2e "
+                "without the alignment)\n",
+                off / tdiag, off_bad / tdiag);
+        assert_true(off <= 1e-4 * tdiag);
+        assert_true(off_bad > 0.05 * tdiag);
+        sinew_solve_clip_result_free(&bad, NULL);
+        sinew_solve_clip_result_free(&res, NULL);
+        sinew_model_free(moved);
+    }
+    free(nearest);
+    sinew_solve_clip_result_free(&plain, NULL);
+    sinew_model_free(src);
+    sinew_model_free(coarse);
+}
+
+/* Meshes that overlap as placed are untouched: the aligned entry point gives the strict one's
+ * correspondence and the solve the same numbers, bit for bit. */
+static void test_align_untouched_when_overlapping(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    fixture_params hp = p;
+    hp.rings = 17;
+    hp.sides = 19;
+    sinew_model *src = fixture_creature(&p);
+    sinew_model *same = fixture_creature(&p);
+    sinew_model *hires = fixture_creature(&hp);
+    fixture_merge_chain(hires, "Tail", 1, 2);
+    const sinew_model *targets[2] = {same, hires};
+    for (int c = 0; c < 2; c++) {
+        const sinew_model *t = targets[c];
+        const uint32_t V = t->mesh.vertex_count;
+        uint32_t *a = malloc(V * sizeof *a), *b = malloc(V * sizeof *b);
+        sinew_correspondence_stats sa, sb;
+        assert_int_equal(sinew_solve_correspond(src, t, NULL, a, &sa, NULL), SINEW_OK);
+        assert_int_equal(sinew_solve_correspond_aligned(src, t, NULL, NULL, b, &sb, NULL),
+                         SINEW_OK);
+        assert_memory_equal(a, b, V * sizeof *a);
+        assert_true(sa.mean_distance == sb.mean_distance && sa.max_distance == sb.max_distance);
+        assert_int_equal(sa.identity, c == 0);
+        assert_int_equal(sb.identity, c == 0);
+        assert_false(sb.aligned || sb.align_tried || sb.partial);
+        sinew_solve_clip_result ra, rb;
+        solve_or_fail(src, t, a, NULL, &ra);
+        sinew_solve_options opt = {0};
+        opt.alignment = sb.aligned ? &sb.alignment : NULL;
+        solve_or_fail(src, t, b, &opt, &rb);
+        fprintf(stderr, "%s: Q %.6f%% both ways (bit for bit)\n",
+                c == 0 ? "same mesh" : "hi-res overlapping", 100 * ra.quality.q);
+        assert_true(ra.quality.q == rb.quality.q && ra.quality.error == rb.quality.error);
+        assert_memory_equal(ra.skin_matrices, rb.skin_matrices,
+                            (size_t)ra.frame_count * ra.joint_count * sizeof(sinew_mat4));
+        sinew_solve_clip_result_free(&ra, NULL);
+        sinew_solve_clip_result_free(&rb, NULL);
+        free(a);
+        free(b);
+    }
+    sinew_model_free(src);
+    sinew_model_free(same);
+    sinew_model_free(hires);
+}
+
+/* A target that lacks a part (5 tail joints instead of 8: 3 of 43 tubes missing) still
+ * aligns: trimming drops the source's extra tail. Twice: the same vertices (the similarity is
+ * then exact), and a finer mesh of the same surface (17 x 19 rings instead of 10 x 11: no
+ * vertex in common, so the answer is as good as the sampling). */
+static void test_align_missing_part(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *src = fixture_creature(&p);
+    const double diag = src->size.diagonal;
+    const known_similarity k = {2.54, -0.5 * SINEW_PI, {0.5 * diag, -0.3 * diag, 0.1 * diag}};
+    for (int c = 0; c < 2; c++) {
+        fixture_params short_p = p;
+        short_p.tail = 5;
+        if (c == 1) {
+            short_p.rings = 17;
+            short_p.sides = 19;
+        }
+        sinew_model *target = fixture_creature(&short_p);
+        move_rig(target, &k);
+        sinew_error err = {0};
+        uint32_t *nearest = malloc(target->mesh.vertex_count * sizeof *nearest);
+        sinew_correspondence_stats st;
+        assert_int_equal(
+            sinew_solve_correspond_aligned(src, target, NULL, NULL, nearest, &st, &err), SINEW_OK);
+        assert_true(st.aligned);
+        if (c == 0)
+            check_alignment(&st.alignment, &k, target->size.diagonal, 1e-4, 0.01, 1e-4,
+                            "align, target missing 3 tail segments");
+        else
+            check_alignment(&st.alignment, &k, target->size.diagonal, 2e-3, 0.5, 2e-3,
+                            "align, target missing 3 tail segments, finer mesh");
+        fprintf(stderr, "  aligned mean nearest %.2e of the diagonal\n",
+                st.mean_distance / st.diagonal);
+        assert_true(st.mean_distance <= (c == 0 ? 1e-6 : 0.01) * st.diagonal);
+        free(nearest);
+        sinew_model_free(target);
+    }
+    sinew_model_free(src);
+}
+
+/* Still refused, naming both distances: a mesh stretched 3x along one axis, and two
+ * different creatures (sinew's procedural lizard onto the test quadruped). */
+static void test_align_refuses_different(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *src = fixture_creature(&p);
+    sinew_model *wide = fixture_creature(&p);
+    for (uint32_t i = 0; i < wide->mesh.vertex_count; i++)
+        wide->mesh.positions[i].x *= 3.0f;
+    sinew_model_update_size(wide);
+    sinew_model *lizard = NULL;
+    assert_int_equal(sinew_creature_build(SINEW_CREATURE_LIZARD, NULL, &lizard, NULL, NULL),
+                     SINEW_OK);
+    const sinew_model *pairs[2][2] = {{src, wide}, {lizard, src}};
+    for (int c = 0; c < 2; c++) {
+        const sinew_model *s = pairs[c][0], *t = pairs[c][1];
+        uint32_t *nearest = malloc(t->mesh.vertex_count * sizeof *nearest);
+        sinew_correspondence_stats st;
+        sinew_error err = {0};
+        assert_int_equal(sinew_solve_correspond_aligned(s, t, NULL, NULL, nearest, &st, &err),
+                         SINEW_ERR_INVALID_VALUE);
+        fprintf(stderr, "%s: %s\n", c == 0 ? "stretched 3x" : "lizard onto the quadruped",
+                err.message);
+        assert_non_null(strstr(err.message, "do not overlap"));
+        assert_non_null(strstr(err.message, "after the best similarity alignment"));
+        assert_true(st.align_tried && !st.aligned);
+        assert_true(st.mean_distance > SINEW_SOLVE_MAX_MEAN_NEAREST * st.diagonal);
+        /* --no-align: the strict refusal, no alignment tried */
+        sinew_solve_align_options off = {0};
+        off.disable = 1;
+        assert_int_equal(sinew_solve_correspond_aligned(s, t, &off, NULL, nearest, &st, &err),
+                         SINEW_ERR_INVALID_VALUE);
+        assert_false(st.align_tried);
+        assert_null(strstr(err.message, "alignment"));
+        free(nearest);
+    }
+    /* the control form takes no alignment */
+    sinew_solve_alignment al = {1, {0, 0, 0, 1}, {0, 0, 0}, 0, 0, 0, 0, 0, 0};
+    sinew_vec3 *y = calloc(src->mesh.vertex_count, sizeof *y);
+    sinew_error err = {0};
+    assert_int_equal(sinew_solve_targets_aligned(src, &src->clips[0], &src->clips[0].duration, 1,
+                                                 src, NULL, &al, NULL, y, &err),
+                     SINEW_ERR_ARGUMENT);
+    free(y);
+    sinew_model_free(src);
+    sinew_model_free(wide);
+    sinew_model_free(lizard);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -436,6 +761,10 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_refuse_far),
         cmocka_unit_test(test_frame_times),
+        cmocka_unit_test(test_align_recovers_similarity),
+        cmocka_unit_test(test_align_untouched_when_overlapping),
+        cmocka_unit_test(test_align_missing_part),
+        cmocka_unit_test(test_align_refuses_different),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /* Surface solve on the shared models (issue 5 acceptance) and the `sinew solve` CLI: the
  * control run on every model and clip, a coarser Khronos fox (tail merged), rotation-only
  * bone lengths, the written tracks read back through io, the tail pipeline, and the CLI's
- * exit codes and outputs. Skips, saying so, when ../shared/models is absent. */
+ * exit codes and outputs. Skips, saying so, when ../shared/models is absent (the CLI's
+ * alignment test uses procedural creatures and always runs). */
 #include "test_util.h"
 
 #include "sinew/document.h"
@@ -461,6 +462,101 @@ static void test_cli(void **state)
     rmdir(tmp);
 }
 
+/* The hips' world position in `clip` of `m` at time t. */
+static sinew_vec3 hips_at(const sinew_model *m, const char *clip, float t)
+{
+    const int32_t c = sinew_model_find_clip(m, clip),
+                  h = sinew_model_find_node(m, "mixamorig:Hips");
+    assert_true(c >= 0 && h >= 0);
+    sinew_transform *pose = malloc(m->node_count * sizeof *pose);
+    sinew_mat4 *world = malloc(m->node_count * sizeof *world);
+    sinew_clip_sample(m, &m->clips[c], t, pose);
+    sinew_pose_to_world(m, pose, world);
+    const sinew_vec3 p = sinew_mat4_translation(&world[h]);
+    free(pose);
+    free(world);
+    return p;
+}
+
+/* The CLI aligns by itself (no shared models needed): the procedural fox in metres onto the
+ * same fox in centimetres. --no-align keeps the strict refusal and writes nothing. */
+static void test_cli_align(void **state)
+{
+    (void)state;
+    char log[16384], tmp[512], a[600], b[600], out[600], rep[600];
+    const char *bin = test_sinew_bin();
+    assert_non_null(test_tmpdir(tmp, sizeof tmp));
+    snprintf(a, sizeof a, "%s/A.glb", tmp);
+    snprintf(b, sizeof b, "%s/B.glb", tmp);
+    snprintf(out, sizeof out, "%s/OUT.glb", tmp);
+    snprintf(rep, sizeof rep, "%s/R.json", tmp);
+    assert_int_equal(test_run(log, sizeof log, "'%s' solve --help", bin), 0);
+    assert_non_null(strstr(log, "--no-align"));
+    assert_int_equal(test_run(log, sizeof log, "'%s' creature fox -o '%s'", bin, a), 0);
+    assert_int_equal(test_run(log, sizeof log, "'%s' creature fox --height 191 -o '%s'", bin, b),
+                     0);
+    /* strict: refused as before, nothing written */
+    int rc = test_run(log, sizeof log, "'%s' solve --source '%s' --target '%s' -o '%s' --no-align",
+                      bin, a, b, out);
+    fprintf(stderr, "--no-align: exit %d: %s", rc, log);
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(log, "do not overlap"));
+    assert_false(test_file_exists(out));
+    /* automatic (--replace: B carries the fox's own clips under the same names) */
+    rc = test_run(log, sizeof log,
+                  "'%s' solve --source '%s' --target '%s' -o '%s' --replace --report '%s'", bin, a,
+                  b, out, rep);
+    fprintf(stderr, "%s", log);
+    assert_int_equal(rc, 0);
+    const char *line = strstr(log, "alignment: scale ");
+    assert_non_null(line);
+    const char *rows = strstr(log, "clip ");
+    assert_true(rows && line < rows); /* before the clip rows */
+    const double scale = atof(line + strlen("alignment: scale "));
+    assert_true(fabs(scale / 100.0 - 1) <= 1e-3);
+    assert_non_null(strstr(line, "yaw "));
+    assert_non_null(strstr(line, "translation ("));
+    assert_non_null(strstr(line, "aligned mean nearest "));
+    const char *overall = strstr(log, "overall: Q ");
+    assert_non_null(overall);
+    const double q = atof(overall + strlen("overall: Q "));
+    fprintf(stderr, "CLI alignment: scale %.6g, overall Q %.3f%%\n", scale, q);
+    assert_true(q > 99.0);
+    size_t size = 0;
+    char *json = test_read_file(rep, &size);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"alignment\": {\"used\": true"));
+    assert_non_null(strstr(json, "\"yaw_degrees\""));
+    free(json);
+    /* the written tracks are in the target's units: its hips walk 100x the source's */
+    sinew_document *da = NULL, *dout = NULL;
+    sinew_model *ma = NULL, *mout = NULL;
+    sinew_error err = {0};
+    assert_int_equal(sinew_document_load_file(a, NULL, &da, &err), SINEW_OK);
+    assert_int_equal(sinew_model_from_document(da, NULL, &ma, &err), SINEW_OK);
+    assert_int_equal(sinew_document_load_file(out, NULL, &dout, &err), SINEW_OK);
+    assert_int_equal(sinew_model_from_document(dout, NULL, &mout, &err), SINEW_OK);
+    double worst = 0;
+    for (int i = 0; i <= 10; i++) {
+        const float t = 0.1f * (float)i * ma->clips[sinew_model_find_clip(ma, "Walk")].duration;
+        const sinew_vec3 pa = hips_at(ma, "Walk", t), po = hips_at(mout, "Walk", t);
+        const double d = sinew_vec3_distance(sinew_vec3_scale(pa, 100.0f), po);
+        if (d > worst) worst = d;
+    }
+    fprintf(stderr, "solved Walk hips vs 100 x the source's: %.2e of the diagonal\n",
+            worst / mout->size.diagonal);
+    assert_true(worst <= 1e-3 * mout->size.diagonal);
+    sinew_model_free(ma);
+    sinew_model_free(mout);
+    sinew_document_free(da);
+    sinew_document_free(dout);
+    unlink(a);
+    unlink(b);
+    unlink(out);
+    unlink(rep);
+    rmdir(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -469,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_fox_shuffled_and_resolution),
         cmocka_unit_test(test_tail_pipeline),
         cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_cli_align),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,7 +31,8 @@ static void usage(FILE *out)
             "clips, as local translation/rotation tracks of the target's own joints.\n\n"
             "options:\n"
             "  --source A.glb      the rig whose clips are the reference surface motion\n"
-            "  --target B.glb      the rig to solve for (same creature, same bind-space place)\n"
+            "  --target B.glb      the rig to solve for (the same creature; its place, units and\n"
+            "                      facing may differ: see alignment below)\n"
             "  -o OUT.glb          the target with the solved clips added\n"
             "  --clips A,B|all     which source clips (default: all)\n"
             "  --rotation-only     keep joint translations at rest (bone lengths exact); the\n"
@@ -42,7 +43,18 @@ static void usage(FILE *out)
             "  --max-vertices N    fit at most N evenly spread vertices (quality uses all)\n"
             "  --report R.json     per clip and overall numbers, worst frames and vertices\n"
             "  --heatmap H.glb     the target with COLOR_0 = each vertex's worst error over the\n"
-            "                      clips: blue 0, red at 3%% of the diagonal or more\n\n"
+            "                      clips: blue 0, red at 3%% of the diagonal or more\n"
+            "  --no-align          never align: refuse meshes that do not overlap as placed\n\n"
+            "Alignment: the meshes are first compared as they are (the same mesh, or a mean\n"
+            "nearest distance of at most 2%% of the target's diagonal). When they do not\n"
+            "overlap, sinew finds the similarity x_target = s R x_source + t (scale, rotation,\n"
+            "translation) laying the source's rest mesh onto the target's: starts turned 0, 90,\n"
+            "180 and 270 degrees about +Y, refined by trimmed ICP with scale. If the aligned\n"
+            "meshes overlap, the source's motion is carried into the target's units and place,\n"
+            "and a line before the clip rows gives the scale, yaw (degrees), translation\n"
+            "(target units) and the aligned mean nearest distance (%% of the diagonal);\n"
+            "otherwise the run is refused, naming both distances. --report adds an\n"
+            "\"alignment\" object.\n\n"
             "Transfer quality Q = 1 - sum|x_solved - x_target| / sum|x_target - x_bind| over\n"
             "all frames and vertices: the share of the surface's motion the rig reproduces.\n"
             "Errors are percentages of the target mesh's bind-space box diagonal.\n\n"
@@ -147,7 +159,7 @@ static cJSON *json_clip(const sinew_solve_clip_result *r, double seconds)
 
 /* Writes the report whole or not at all (cli_write_text_atomic); 1 on success. */
 static int write_report(const char *path, const char *source, const char *target, int control,
-                        int rotation_only, const sinew_correspondence_stats *cs,
+                        int rotation_only, int no_align, const sinew_correspondence_stats *cs,
                         const clip_run *runs, uint32_t nruns, const sinew_solve_quality *all,
                         const sinew_solve_quality *all_free)
 {
@@ -167,6 +179,32 @@ static int write_report(const char *path, const char *source, const char *target
                             cs->diagonal > 0 ? 100.0 * cs->mean_distance / cs->diagonal : 0.0);
     cJSON_AddNumberToObject(corr, "max_distance_pct",
                             cs->diagonal > 0 ? 100.0 * cs->max_distance / cs->diagonal : 0.0);
+    cJSON *al = cJSON_AddObjectToObject(root, "alignment");
+    cJSON_AddBoolToObject(al, "used", cs->aligned);
+    cJSON_AddBoolToObject(al, "disabled", no_align);
+    if (cs->aligned) {
+        const sinew_solve_alignment *a = &cs->alignment;
+        const double d = cs->diagonal > 0 ? cs->diagonal : 1.0;
+        cJSON_AddStringToObject(al, "definition",
+                                "x_target = scale * R(rotation) x_source + translation, bind "
+                                "space; rotation is a quaternion x, y, z, w");
+        cJSON_AddNumberToObject(al, "scale", a->scale);
+        cJSON_AddNumberToObject(al, "yaw_degrees", a->yaw * 180.0 / SINEW_PI);
+        cJSON_AddNumberToObject(al, "tilt_degrees", a->tilt * 180.0 / SINEW_PI);
+        const double q[4] = {a->rotation.x, a->rotation.y, a->rotation.z, a->rotation.w};
+        const double t[3] = {a->translation.x, a->translation.y, a->translation.z};
+        cJSON_AddItemToObject(al, "rotation", cJSON_CreateDoubleArray(q, 4));
+        cJSON_AddItemToObject(al, "translation", cJSON_CreateDoubleArray(t, 3));
+        cJSON_AddNumberToObject(al, "aligned_mean_distance_pct", 100.0 * cs->mean_distance / d);
+        cJSON_AddNumberToObject(al, "aligned_max_distance_pct", 100.0 * cs->max_distance / d);
+        cJSON_AddNumberToObject(al, "placed_mean_distance_pct",
+                                100.0 * cs->placed_mean_distance / d);
+        cJSON_AddBoolToObject(al, "placed_mean_is_lower_bound", cs->placed_partial);
+        cJSON_AddNumberToObject(al, "icp_trimmed_mean_pct", 100.0 * a->trimmed_mean / d);
+        cJSON_AddNumberToObject(al, "icp_iterations", a->iterations);
+        cJSON_AddNumberToObject(al, "icp_points", a->points);
+        cJSON_AddNumberToObject(al, "start_yaw_degrees", 90.0 * a->start_yaw);
+    }
     cJSON *clips = cJSON_AddArrayToObject(root, "clips");
     for (uint32_t i = 0; i < nruns; i++) {
         cJSON *o = cJSON_CreateObject();
@@ -188,7 +226,7 @@ int cmd_solve(int argc, char **argv)
 {
     const char *source_path = NULL, *target_path = NULL, *out_path = NULL, *clips_arg = NULL,
                *report_path = NULL, *heatmap_path = NULL;
-    int rotation_only = 0, control = 0, replace = 0;
+    int rotation_only = 0, control = 0, replace = 0, no_align = 0;
     unsigned long max_vertices = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -221,6 +259,8 @@ int cmd_solve(int argc, char **argv)
             control = 1;
         else if (!strcmp(a, "--replace"))
             replace = 1;
+        else if (!strcmp(a, "--no-align"))
+            no_align = 1;
         else if (!strcmp(a, "--max-vertices")) {
             const char *v = cli_option_value(CMD, argc, argv, &i);
             if (!v) return CLI_EXIT_USAGE;
@@ -317,8 +357,15 @@ int cmd_solve(int argc, char **argv)
             code = CLI_EXIT_INTERNAL;
             goto done;
         }
-        if (sinew_solve_correspond(src, rig, NULL, nearest, &cs, &err)) {
+        sinew_solve_align_options align_opt = {0};
+        align_opt.disable = no_align;
+        if (sinew_solve_correspond_aligned(src, rig, &align_opt, NULL, nearest, &cs, &err)) {
             code = cli_report(CMD, &err);
+            if (no_align && err.code == SINEW_ERR_INVALID_VALUE)
+                fprintf(stderr,
+                        "sinew %s: without --no-align sinew looks for the scale, turn "
+                        "and offset that lay the source onto the target\n",
+                        CMD);
             goto done;
         }
     } else {
@@ -341,6 +388,7 @@ int cmd_solve(int argc, char **argv)
     sinew_solve_options opt = {0};
     opt.rotation_only = rotation_only;
     opt.max_vertices = (uint32_t)max_vertices;
+    opt.alignment = cs.aligned ? &cs.alignment : NULL;
     sinew_solve_options free_opt = opt;
     free_opt.rotation_only = 0;
     runs = calloc(nchosen, sizeof *runs);
@@ -353,11 +401,22 @@ int cmd_solve(int argc, char **argv)
            max_vertices && max_vertices < rig->mesh.vertex_count ? (unsigned)max_vertices
                                                                  : rig->mesh.vertex_count,
            rig->skin.joint_count, (double)rig->size.diagonal,
-           cs.identity ? "identity" : "nearest vertex");
-    if (!cs.identity)
+           cs.identity  ? "identity"
+           : cs.aligned ? "nearest vertex after alignment"
+                        : "nearest vertex");
+    const double diag = cs.diagonal > 0 ? cs.diagonal : 1;
+    if (cs.aligned)
+        printf("alignment: scale %.6g, yaw %.2f degrees (tilt %.2f), translation (%.4g, %.4g, "
+               "%.4g) target units; aligned mean nearest %.4f%% of the diagonal (max %.4f%%; "
+               "as placed %s%.2f%%)\n",
+               (double)cs.alignment.scale, cs.alignment.yaw * 180.0 / SINEW_PI,
+               cs.alignment.tilt * 180.0 / SINEW_PI, (double)cs.alignment.translation.x,
+               (double)cs.alignment.translation.y, (double)cs.alignment.translation.z,
+               100.0 * cs.mean_distance / diag, 100.0 * cs.max_distance / diag,
+               cs.placed_partial ? "at least " : "", 100.0 * cs.placed_mean_distance / diag);
+    else if (!cs.identity)
         printf("correspondence: mean nearest %.4f%%, max %.4f%% of the diagonal\n",
-               100.0 * cs.mean_distance / (cs.diagonal > 0 ? cs.diagonal : 1),
-               100.0 * cs.max_distance / (cs.diagonal > 0 ? cs.diagonal : 1));
+               100.0 * cs.mean_distance / diag, 100.0 * cs.max_distance / diag);
     printf("%-20s %-8s %6s %8s %10s %11s %11s %9s\n", "clip", "solve", "frames", "sweeps/f", "Q",
            "mean %diag", "max %diag", "time ms");
     sinew_solve_quality all, all_free;
@@ -453,7 +512,7 @@ int cmd_solve(int argc, char **argv)
         }
     }
     if (report_path && !write_report(report_path, source_path, rig_path, control, rotation_only,
-                                     &cs, runs, nruns, &all, &all_free)) {
+                                     no_align, &cs, runs, nruns, &all, &all_free)) {
         fprintf(stderr, "sinew %s: could not write the report %s\n", CMD, report_path);
         code = CLI_EXIT_INTERNAL;
         goto done;
