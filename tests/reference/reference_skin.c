@@ -27,25 +27,9 @@
 #include "sinew/document.h"
 #include "sinew/model.h"
 
+#include "reference_util.h"
+
 #define TIMES 10
-
-static cJSON *vec3_json(sinew_vec3 v)
-{
-    cJSON *a = cJSON_CreateArray();
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(v.x));
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(v.y));
-    cJSON_AddItemToArray(a, cJSON_CreateNumber(v.z));
-    return a;
-}
-
-static int write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f) return 0;
-    size_t n = strlen(text);
-    int ok = fwrite(text, 1, n, f) == n;
-    return fclose(f) == 0 && ok;
-}
 
 int main(int argc, char **argv)
 {
@@ -53,15 +37,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: reference_skin MODEL.glb OUT_PREFIX\n");
         return 2;
     }
-    sinew_error err = {0};
-    sinew_document *doc = NULL;
-    sinew_model *model = NULL;
-    if (sinew_document_load_file(argv[1], NULL, &doc, &err) != SINEW_OK ||
-        sinew_model_from_document(doc, NULL, &model, &err) != SINEW_OK) {
-        fprintf(stderr, "reference_skin: %s: %s\n", sinew_result_name(err.code), err.message);
-        sinew_document_free(doc);
-        return 1;
-    }
+    sinew_document *doc;
+    sinew_model *model;
+    if (!load_model("reference_skin", argv[1], &doc, &model)) return 1;
 
     const uint32_t nv = model->mesh.vertex_count;
     sinew_transform *pose = calloc(model->node_count ? model->node_count : 1, sizeof *pose);
