@@ -11,7 +11,7 @@
  *      turned by 90 or 180 degrees), so sinew_solve_correspond_aligned first tries the meshes
  *      as they are, exactly as sinew_solve_correspond, and only when that fails finds the
  *      similarity x_target = s R x_source + t that lays the source onto the target
- *      (sinew_solve_align: four yaw starts, trimmed ICP with scale) and corresponds the
+ *      (sinew_solve_align: 24 axis-aligned starts, trimmed ICP with scale) and corresponds the
  *      moved source;
  *   3. targets: the source rig skinned at every frame; a target vertex follows the blended
  *      skinning matrix of its nearest source vertex, applied to its own bind position
@@ -82,8 +82,9 @@ typedef struct sinew_solve_alignment {
                                means: subsampled source points to their nearest target vertex, and
                                subsampled target points to their nearest source vertex, each over
                                its best (1 - trim) share of pairs */
-    uint32_t start_yaw;     /* the starting turn that won: 0, 1, 2, 3 for 0, 90, 180, 270 degrees
-                               about +Y */
+    uint32_t start;         /* the start that won, of 24 axis-to-axis rotations: 0..3 the turns
+                               of 0, 90, 180, 270 degrees about +Y, 4..23 those that also lay
+                               the up axis along another axis */
     uint32_t iterations;    /* ICP iterations of the winning candidate (coarse and fine) */
     uint32_t points;        /* source points in the ICP subsample */
 } sinew_solve_alignment;
@@ -148,8 +149,10 @@ typedef struct sinew_solve_align_options {
 } sinew_solve_align_options;
 
 /* The similarity x_target = s R x_source + t that best lays `source`'s bind-space mesh onto
- * `target`'s, whether or not they overlap already: four starts, turned 0, 90, 180 and 270
- * degrees about +Y (glTF is Y up; facing conventions differ by quarter turns), each with s
+ * `target`'s, whether or not they overlap already: 24 starts, the rotations taking axes to
+ * axes (first the turns of 0, 90, 180 and 270 degrees about +Y: glTF is Y up and facing
+ * conventions differ by quarter turns; then those that also move the up axis, for Z-up bind
+ * spaces), each with s
  * the ratio of the two box diagonals and t matching the box centres, each refined by trimmed
  * ICP with scale (nearest target vertex of every subsampled source point and nearest source
  * vertex of every subsampled target point, both ways so that the scale cannot collapse onto

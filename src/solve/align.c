@@ -1,9 +1,10 @@
 /* Similarity alignment of the source's bind-space mesh onto the target's (seed 004's
  * correspondence needs the two rest poses aligned; DESIGN.md: files' units and facing cannot
  * be trusted). x_target = s R x_source + t, found by trimmed ICP with scale:
- *   - starts: R a turn of 0, 90, 180 or 270 degrees about +Y (glTF is Y up; exporters and
- *     rigging services differ in facing by quarter turns), s the ratio of the two boxes'
- *     diagonals, t matching the boxes' centres;
+ *   - starts: R each of the 24 rotations taking axes to axes, the turns of 0, 90, 180 and
+ *     270 degrees about +Y first (glTF is Y up; exporters and rigging services differ in
+ *     facing by quarter turns, and some leave a Z-up bind space), s the ratio of the two
+ *     boxes' diagonals, t matching the boxes' centres;
  *   - every iteration pairs each subsampled source point with its nearest target vertex and
  *     each subsampled target point with its nearest source vertex (grid.c, exact; the
  *     target-to-source half keeps the scale from collapsing, which one-way ICP with scale
@@ -299,6 +300,59 @@ static int finite_points(const sinew_vec3 *p, uint32_t n)
     return 1;
 }
 
+/* The starts: the 24 rotations that map the coordinate axes onto coordinate axes (the
+ * cube's rotation group), the four quarter turns about +Y first. Files disagree on facing by
+ * quarter turns about the vertical, and some exporters leave a Z-up bind space under a Y-up
+ * scene (the Quaternius FBX exports), so the up axis may lie along any axis too. Row-major. */
+#define START_COUNT 24
+#define SCREEN_ITERATIONS 6u /* ICP iterations every start gets */
+#define SCREEN_KEEP 4u       /* starts then run to convergence, best screened first */
+static void axis_rotations(double out[START_COUNT][9])
+{
+    static const double sin_k[4] = {0, 1, 0, -1}, cos_k[4] = {1, 0, -1, 0};
+    uint32_t n = 0;
+    for (int k = 0; k < 4; k++) { /* k quarter turns about +Y, exact */
+        const double R[9] = {cos_k[k], 0, sin_k[k], 0, 1, 0, -sin_k[k], 0, cos_k[k]};
+        memcpy(out[n++], R, sizeof R);
+    }
+    static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                    {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    for (int p = 0; p < 6; p++)
+        for (int signs = 0; signs < 8; signs++) {
+            double R[9] = {0};
+            for (int row = 0; row < 3; row++)
+                R[row * 3 + perms[p][row]] = (signs >> row & 1) ? -1.0 : 1.0;
+            const double det = R[0] * (R[4] * R[8] - R[5] * R[7]) -
+                               R[1] * (R[3] * R[8] - R[5] * R[6]) +
+                               R[2] * (R[3] * R[7] - R[4] * R[6]);
+            if (det < 0 || R[4] == 1.0) continue; /* reflections; the yaw turns come first */
+            memcpy(out[n++], R, sizeof R);
+        }
+}
+
+/* Unit quaternion (x, y, z, w) of a rotation matrix (row-major), Shepperd's method. */
+static void quat_from_rotation(const double R[9], double q[4])
+{
+    const double tr = R[0] + R[4] + R[8];
+    if (tr > 0) {
+        const double s = 2.0 * sqrt(tr + 1.0);
+        q[0] = (R[7] - R[5]) / s, q[1] = (R[2] - R[6]) / s, q[2] = (R[3] - R[1]) / s;
+        q[3] = 0.25 * s;
+    } else if (R[0] >= R[4] && R[0] >= R[8]) {
+        const double s = 2.0 * sqrt(1.0 + R[0] - R[4] - R[8]);
+        q[0] = 0.25 * s, q[1] = (R[1] + R[3]) / s, q[2] = (R[2] + R[6]) / s;
+        q[3] = (R[7] - R[5]) / s;
+    } else if (R[4] >= R[8]) {
+        const double s = 2.0 * sqrt(1.0 + R[4] - R[0] - R[8]);
+        q[0] = (R[1] + R[3]) / s, q[1] = 0.25 * s, q[2] = (R[5] + R[7]) / s;
+        q[3] = (R[2] - R[6]) / s;
+    } else {
+        const double s = 2.0 * sqrt(1.0 + R[8] - R[0] - R[4]);
+        q[0] = (R[2] + R[6]) / s, q[1] = (R[5] + R[7]) / s, q[2] = 0.25 * s;
+        q[3] = (R[3] - R[1]) / s;
+    }
+}
+
 sinew_result sinew_solve_align(const sinew_model *source, const sinew_model *target,
                                const sinew_solve_align_options *options,
                                const sinew_allocator *allocator, sinew_solve_alignment *out,
@@ -362,28 +416,43 @@ sinew_result sinew_solve_align(const sinew_model *source, const sinew_model *tar
     memset(&best, 0, sizeof best);
     double best_score = DBL_MAX;
     uint32_t best_start = 0, best_iterations = 0;
-    for (uint32_t k = 0; k < 4; k++) {
-        /* a turn of k quarter turns about +Y, exact in the matrix */
-        static const double sin_k[4] = {0, 1, 0, -1}, cos_k[4] = {1, 0, -1, 0};
-        static const double half_turn[4][2] = {{0, 1},
-                                               {0.70710678118654752, 0.70710678118654752},
-                                               {1, 0},
-                                               {0.70710678118654752, -0.70710678118654752}};
-        similarity x;
-        memset(&x, 0, sizeof x);
-        x.s = dt / ds;
-        x.q[1] = half_turn[k][0];
-        x.q[3] = half_turn[k][1];
-        x.R[0] = cos_k[k], x.R[2] = sin_k[k];
-        x.R[4] = 1;
-        x.R[6] = -sin_k[k], x.R[8] = cos_k[k];
+    /* Screen every start with a few ICP iterations, then run the most promising ones to
+     * convergence: 24 full runs cost seconds on meshes that never match, while a wrong start
+     * is already far behind after a few iterations. */
+    double starts[START_COUNT][9];
+    axis_rotations(starts);
+    similarity screened[START_COUNT];
+    double screen_score[START_COUNT];
+    uint32_t screen_iterations[START_COUNT];
+    ic.max_iterations =
+        opt.max_iterations < SCREEN_ITERATIONS ? opt.max_iterations : SCREEN_ITERATIONS;
+    for (uint32_t k = 0; k < START_COUNT; k++) {
+        similarity *x = &screened[k];
+        memset(x, 0, sizeof *x);
+        x->s = dt / ds;
+        memcpy(x->R, starts[k], sizeof x->R);
+        quat_from_rotation(x->R, x->q);
         for (int c = 0; c < 3; c++)
-            x.t[c] = ct[c] -
-                     x.s * (x.R[c * 3] * cs[0] + x.R[c * 3 + 1] * cs[1] + x.R[c * 3 + 2] * cs[2]);
-        uint32_t iterations = 0;
+            x->t[c] = ct[c] - x->s * (x->R[c * 3] * cs[0] + x->R[c * 3 + 1] * cs[1] +
+                                      x->R[c * 3 + 2] * cs[2]);
+        screen_iterations[k] = 0;
+        screen_score[k] = run_icp(&ic, coarse, COARSE_REACH * dt, x, &screen_iterations[k]);
+    }
+    ic.max_iterations = opt.max_iterations;
+    for (uint32_t kept = 0; kept < SCREEN_KEEP; kept++) {
+        /* the best start not yet refined (ties: the earlier start) */
+        uint32_t k = START_COUNT;
+        for (uint32_t j = 0; j < START_COUNT; j++)
+            if (screen_score[j] < DBL_MAX &&
+                (k == START_COUNT || screen_score[j] < screen_score[k]))
+                k = j;
+        if (k == START_COUNT) break;
+        screen_score[k] = DBL_MAX;
+        similarity x = screened[k];
+        uint32_t iterations = screen_iterations[k];
         const double score = run_icp(&ic, coarse, COARSE_REACH * dt, &x, &iterations);
         /* a later start must do better by more than rounding (1e-7 of the diagonal): equal
-         * answers keep the smaller turn */
+         * answers keep the better-screened one */
         if (best_score == DBL_MAX || score < best_score - PROGRESS * dt) {
             best_score = score;
             best = x;
@@ -414,7 +483,7 @@ sinew_result sinew_solve_align(const sinew_model *source, const sinew_model *tar
         out->tilt = (float)acos(fmax(-1.0, fmin(1.0, r11)));
     }
     out->trimmed_mean = (float)best_score;
-    out->start_yaw = best_start;
+    out->start = best_start;
     out->iterations = best_iterations;
     out->points = fw->n;
 done:

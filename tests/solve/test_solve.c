@@ -427,23 +427,43 @@ static void test_frame_times(void **state)
 
 /* ---- alignment ---- */
 
-/* A known similarity x' = s R_y(yaw) x + t. */
+/* A known similarity x' = s R x + t, R = R_y(yaw) R_x(tilt): a turn about the vertical after
+ * laying the up axis over (tilt -90 degrees about +X takes a Z-up bind space to Y-up). */
 typedef struct known_similarity {
     double s, yaw; /* scale; radians about +Y */
     double t[3];
+    double tilt; /* radians about +X, applied first; 0 in most cases */
 } known_similarity;
+
+/* R as a quaternion (x, y, z, w) in double: q_y(yaw) q_x(tilt). */
+static void known_q(const known_similarity *k, double q[4])
+{
+    const double cy = cos(0.5 * k->yaw), sy = sin(0.5 * k->yaw);
+    const double cx = cos(0.5 * k->tilt), sx = sin(0.5 * k->tilt);
+    q[0] = cy * sx, q[1] = sy * cx, q[2] = -sy * sx, q[3] = cy * cx;
+}
 
 static sinew_quat known_quat(const known_similarity *k)
 {
-    return sinew_quat_from_axis_angle(sinew_vec3_make(0, 1, 0), (float)k->yaw);
+    double q[4];
+    known_q(k, q);
+    return sinew_quat_make((float)q[0], (float)q[1], (float)q[2], (float)q[3]);
 }
 
 static sinew_vec3 known_apply(const known_similarity *k, sinew_vec3 p)
 {
-    const double c = cos(k->yaw), sn = sin(k->yaw);
-    const double x = c * p.x + sn * p.z, z = -sn * p.x + c * p.z;
-    return sinew_vec3_make((float)(k->s * x + k->t[0]), (float)(k->s * p.y + k->t[1]),
-                           (float)(k->s * z + k->t[2]));
+    double q[4];
+    known_q(k, q);
+    /* v' = v + 2 w (u x v) + 2 u x (u x v), u = q.xyz, in double */
+    const double v[3] = {p.x, p.y, p.z};
+    const double c1[3] = {q[1] * v[2] - q[2] * v[1], q[2] * v[0] - q[0] * v[2],
+                          q[0] * v[1] - q[1] * v[0]};
+    const double c2[3] = {q[1] * c1[2] - q[2] * c1[1], q[2] * c1[0] - q[0] * c1[2],
+                          q[0] * c1[1] - q[1] * c1[0]};
+    double r[3];
+    for (int i = 0; i < 3; i++)
+        r[i] = k->s * (v[i] + 2.0 * q[3] * c1[i] + 2.0 * c2[i]) + k->t[i];
+    return sinew_vec3_make((float)r[0], (float)r[1], (float)r[2]);
 }
 
 /* Moves a fixture creature by `k` as a whole rig in other units and place: positions, the
@@ -481,7 +501,8 @@ static void move_rig(sinew_model *m, const known_similarity *k)
  * double (acos of a float dot product cannot resolve less than ~0.04 degrees). */
 static double rotation_error_degrees(sinew_quat a, const known_similarity *k)
 {
-    const double h = 0.5 * k->yaw, qk[4] = {0, sin(h), 0, cos(h)};
+    double qk[4];
+    known_q(k, qk);
     const double qa[4] = {a.x, a.y, a.z, a.w};
     /* conj(qk) * qa */
     const double w = qk[3] * qa[3] + qk[0] * qa[0] + qk[1] * qa[1] + qk[2] * qa[2];
@@ -501,10 +522,10 @@ static void check_alignment(const sinew_solve_alignment *a, const known_similari
     const double ds = fabs(a->scale / k->s - 1), dr = rotation_error_degrees(a->rotation, k);
     fprintf(stderr,
             "%s: scale %.6g (want %.6g, rel err %.2e), yaw %.3f deg (rotation err %.4f deg), "
-            "translation err %.2e of the diagonal; ICP %u iterations on %u points, start yaw "
+            "translation err %.2e of the diagonal; ICP %u iterations on %u points, start "
             "%u, trimmed mean %.2e of the diagonal\n",
             what, (double)a->scale, k->s, ds, a->yaw * 180.0 / SINEW_PI, dr, dt / diagonal,
-            a->iterations, a->points, a->start_yaw * 90, a->trimmed_mean / diagonal);
+            a->iterations, a->points, a->start, a->trimmed_mean / diagonal);
     assert_true(ds <= scale_tol);
     assert_true(dr <= degrees_tol);
     assert_true(dt <= offset_tol * diagonal);
@@ -542,10 +563,14 @@ static void test_align_recovers_similarity(void **state)
     sinew_model *coarse = fixture_creature(&p);
     fixture_merge_chain(coarse, "Tail", 1, 2);
     const double diag = src->size.diagonal;
-    const known_similarity cases[2] = {
-        {100.0, SINEW_PI, {50.0 * diag, 0, -20.0 * diag}},        /* cm, turned round, half a
-                                                                      diagonal (x100) away */
-        {0.01, 0.5 * SINEW_PI, {0.005 * diag, 0.002 * diag, 0}}}; /* the other way */
+    enum { CASES = 3 };
+    const known_similarity cases[CASES] = {
+        {100.0, SINEW_PI, {50.0 * diag, 0, -20.0 * diag}, 0},       /* cm, turned round, half a
+                                                                       diagonal (x100) away */
+        {0.01, 0.5 * SINEW_PI, {0.005 * diag, 0.002 * diag, 0}, 0}, /* the other way */
+        /* inches, in a Z-up bind space (up laid along +Z), turned a quarter */
+        {1.0 / 0.0254, 0.5 * SINEW_PI, {3.0 * diag, -1.0 * diag, 2.0 * diag}, 0.5 * SINEW_PI}};
+    static const char *const names[CASES] = {"x100 yaw 180", "x0.01 yaw 90", "x39.37 Z-up yaw 90"};
     uint32_t *nearest = malloc(coarse->mesh.vertex_count * sizeof *nearest);
     sinew_correspondence_stats st;
     sinew_error err = {0};
@@ -553,7 +578,7 @@ static void test_align_recovers_similarity(void **state)
     sinew_solve_clip_result plain;
     solve_or_fail(src, coarse, nearest, NULL, &plain);
     print_result("coarse, as placed", &plain);
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < CASES; c++) {
         sinew_model *moved = fixture_creature(&p);
         fixture_merge_chain(moved, "Tail", 1, 2);
         move_rig(moved, &cases[c]);
@@ -564,8 +589,9 @@ static void test_align_recovers_similarity(void **state)
         assert_non_null(strstr(err.message, "do not overlap"));
         sinew_solve_alignment al;
         assert_int_equal(sinew_solve_align(src, moved, NULL, NULL, &al, &err), SINEW_OK);
-        check_alignment(&al, &cases[c], tdiag, 1e-5, 0.001, 1e-5,
-                        c == 0 ? "align x100, yaw 180" : "align x0.01, yaw 90");
+        char what[64];
+        snprintf(what, sizeof what, "align %s", names[c]);
+        check_alignment(&al, &cases[c], tdiag, 1e-5, 0.001, 1e-5, what);
         assert_int_equal(sinew_solve_correspond_aligned(src, moved, NULL, NULL, nearest, &st, &err),
                          SINEW_OK);
         assert_true(st.align_tried && st.aligned && !st.identity);
@@ -580,8 +606,8 @@ static void test_align_recovers_similarity(void **state)
         opt.alignment = &st.alignment;
         sinew_solve_clip_result res;
         solve_or_fail(src, moved, nearest, &opt, &res);
-        print_result(c == 0 ? "coarse, x100 yaw 180 aligned" : "coarse, x0.01 yaw 90 aligned",
-                     &res);
+        snprintf(what, sizeof what, "coarse, %s aligned", names[c]);
+        print_result(what, &res);
         fprintf(stderr, "  Q %.4f%% vs %.4f%% as placed: %.4f points apart\n", 100 * res.quality.q,
                 100 * plain.quality.q, 100 * fabs(res.quality.q - plain.quality.q));
         assert_true(fabs(res.quality.q - plain.quality.q) <= 0.0005); /* 0.05 points */
@@ -667,7 +693,7 @@ static void test_align_missing_part(void **state)
     fixture_params p = fixture_default();
     sinew_model *src = fixture_creature(&p);
     const double diag = src->size.diagonal;
-    const known_similarity k = {2.54, -0.5 * SINEW_PI, {0.5 * diag, -0.3 * diag, 0.1 * diag}};
+    const known_similarity k = {2.54, -0.5 * SINEW_PI, {0.5 * diag, -0.3 * diag, 0.1 * diag}, 0};
     for (int c = 0; c < 2; c++) {
         fixture_params short_p = p;
         short_p.tail = 5;

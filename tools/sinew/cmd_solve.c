@@ -203,7 +203,7 @@ static int write_report(const char *path, const char *source, const char *target
         cJSON_AddNumberToObject(al, "icp_trimmed_mean_pct", 100.0 * a->trimmed_mean / d);
         cJSON_AddNumberToObject(al, "icp_iterations", a->iterations);
         cJSON_AddNumberToObject(al, "icp_points", a->points);
-        cJSON_AddNumberToObject(al, "start_yaw_degrees", 90.0 * a->start_yaw);
+        cJSON_AddNumberToObject(al, "icp_start", a->start);
     }
     cJSON *clips = cJSON_AddArrayToObject(root, "clips");
     for (uint32_t i = 0; i < nruns; i++) {
