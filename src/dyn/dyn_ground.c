@@ -29,30 +29,31 @@ void sinew_dyn_tail_mask(const sinew_model *model, const sinew_dyn_rig *rig, uin
     }
 }
 
-float sinew_dyn_ground_reference(const sinew_vec3 *positions, uint32_t vertex_count,
-                                 const uint8_t *support, const uint8_t *tail)
+/* The lowest y over the vertices in `support` (NULL: all) and in neither `tail` nor
+ * `limb_contact` (NULL: empty); +INFINITY when none is left. */
+static float lowest_y(const sinew_vec3 *positions, uint32_t vertex_count, const uint8_t *support,
+                      const uint8_t *tail, const uint8_t *limb_contact)
 {
     float lo = INFINITY;
     for (uint32_t v = 0; v < vertex_count; v++) {
-        if (support && !support[v]) continue;
-        if (tail && tail[v]) continue;
+        if ((support && !support[v]) || (tail && tail[v]) || (limb_contact && limb_contact[v]))
+            continue;
         if (positions[v].y < lo) lo = positions[v].y;
     }
     return lo;
+}
+
+float sinew_dyn_ground_reference(const sinew_vec3 *positions, uint32_t vertex_count,
+                                 const uint8_t *support, const uint8_t *tail)
+{
+    return lowest_y(positions, vertex_count, support, tail, NULL);
 }
 
 float sinew_dyn_ground_clearance(const sinew_vec3 *positions, uint32_t vertex_count,
                                  const uint8_t *support, const uint8_t *tail,
                                  const uint8_t *limb_contact, float reference)
 {
-    float lo = INFINITY;
-    for (uint32_t v = 0; v < vertex_count; v++) {
-        if (support && !support[v]) continue;
-        if (tail && tail[v]) continue;
-        if (limb_contact && limb_contact[v]) continue;
-        if (positions[v].y < lo) lo = positions[v].y;
-    }
-    return lo - reference;
+    return lowest_y(positions, vertex_count, support, tail, limb_contact) - reference;
 }
 
 float sinew_dyn_ground_lift(float allowance, float clearance)

@@ -153,25 +153,28 @@ void sinew_dyn_support_pose(const sinew_dyn_support_sample *samples, uint32_t co
     }
 }
 
-float sinew_dyn_support_reference(const sinew_dyn_support_sample *samples, uint32_t count,
-                                  const sinew_mat4 *skin_matrices)
+/* The lowest skinned y over the samples without any of the `skip` flags; +INFINITY when none
+ * is left. */
+static float lowest_sample_y(const sinew_dyn_support_sample *samples, uint32_t count,
+                             const sinew_mat4 *skin_matrices, uint32_t skip)
 {
     float lo = INFINITY;
     for (uint32_t i = 0; i < count; i++) {
+        if (samples[i].flags & skip) continue;
         float y = skinned_y(&samples[i], skin_matrices);
         if (y < lo) lo = y;
     }
     return lo;
 }
 
+float sinew_dyn_support_reference(const sinew_dyn_support_sample *samples, uint32_t count,
+                                  const sinew_mat4 *skin_matrices)
+{
+    return lowest_sample_y(samples, count, skin_matrices, 0u);
+}
+
 float sinew_dyn_support_clearance(const sinew_dyn_support_sample *samples, uint32_t count,
                                   const sinew_mat4 *skin_matrices, float reference)
 {
-    float lo = INFINITY;
-    for (uint32_t i = 0; i < count; i++) {
-        if (samples[i].flags & SINEW_DYN_SUPPORT_LIMB) continue;
-        float y = skinned_y(&samples[i], skin_matrices);
-        if (y < lo) lo = y;
-    }
-    return lo - reference;
+    return lowest_sample_y(samples, count, skin_matrices, SINEW_DYN_SUPPORT_LIMB) - reference;
 }
