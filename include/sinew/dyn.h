@@ -291,12 +291,16 @@ float sinew_dyn_floor_placement(const sinew_vec3 *positions, uint32_t vertex_cou
 typedef struct sinew_dyn_support_options {
     uint32_t resolution; /* n, 1..SINEW_DYN_SUPPORT_MAX_RESOLUTION (larger is clamped): the
                             directions are the 24 n^2 + 2 integer points on the surface of
-                            the cube [-n, n]^3; default: 3 (218 directions). Measured over
-                            every clip of every shared model at 30 per second, max |c_samples
-                            - c_all| / world size for n = 1, 2, 3, 4: 0.33%, 0.13%, 0.13%,
-                            0.13% (quaternius_TRex, a blended vertex; CesiumMan 0.134%, 0.101%,
-                            0.015%, 0.015%), with 546, 678, 720, 758 samples of 3752
-                            vertices on quaternius_Fox (tests/dyn/test_dyn_ground.c) */
+                            the cube [-n, n]^3; default: 6 (866 directions). Measured over
+                            every clip of every shared model (19 files) at 30 per second, max
+                            |c_samples - c_all| / world size for n = 1 .. 6: 1.08%, 0.32%,
+                            1.03%, 1.03%, 0.75%, 0.09% (the worst file: quaternius_UM_Demon,
+                            UM_Pigeon, then quaternius_Character, whose blended four-influence
+                            skin is not monotone in n; quaternius_TRex at 6), with at most 52%,
+                            55% of a model's vertices sampled at n = 3, 6 (ToonCat, UM_Bunny:
+                            many blended groups; 15-25% on the Quaternius animals). The choice
+                            is empirical, not a bound: tests/dyn/test_dyn_ground.c re-measures
+                            it on every model it can see */
 } sinew_dyn_support_options;
 
 /* One support point: a mesh vertex copied with its skin influences, so a frame poses it

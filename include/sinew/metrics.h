@@ -59,6 +59,18 @@ sinew_result sinew_metrics_stretch(const sinew_model *model, const sinew_clip *c
                                    sinew_stretch_stats *in_selected, sinew_stretch_stats *in_others,
                                    sinew_error *err);
 
+/* The ratio of skinned to rest length of each of `edge_count` edges (pairs of vertex indices,
+ * as sinew_metrics_unique_edges gives) at `samples` moments evenly spaced over [0, duration)
+ * of `clip` (0: 24): out[k * edge_count + e] for moment k (0 where an edge has no rest length).
+ * The same ratios sinew_metrics_stretch summarises. Allocates working memory with the model's
+ * allocator. */
+sinew_result sinew_metrics_edge_ratios(const sinew_model *model, const sinew_clip *clip,
+                                       uint32_t samples, const uint32_t *edges, uint32_t edge_count,
+                                       float *out, sinew_error *err);
+
+/* Summarises `count` ratios (reordered in place; zeros, edges without rest length, skipped). */
+void sinew_stretch_summarise(float *ratios, size_t count, sinew_stretch_stats *out);
+
 /* Marks vertices whose dominant joint (largest weight) is one of `joints` (skin joint
  * indices, `joint_count` of them): out[v] = 1 or 0. */
 void sinew_metrics_dominated_by(const sinew_model *model, const int32_t *joints,

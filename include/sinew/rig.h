@@ -1,54 +1,28 @@
-/* sinew rig: find appendages a template auto-rigger missed (tails, capes, ears, quivers) and
- * give a tail its own bone chain (seed 000, "Encontrando a cauda" .. "Etapa dois").
+/* sinew rig: find the appendages a template auto-rigger gave no bones (tails, ears, horns, long
+ * pieces on the back) and give a tail its own bone chain. The method is explained in
+ * docs/appendages.md; in short:
  *
- * Pipeline (each step is one source file in src/rig/):
- *   1. landmarks.c  pelvis, spine, thighs and head on any skeleton (names when they agree
- *                   with the topology, else topology and geometry alone), and "up".
- *   2. distance.c   distance of every vertex to the bind-space bone segments; far beyond
- *                   7% of the model's size.
- *   3. pieces.c     connected components of far skin over the welded face graph, each
- *                   piece's collar (the ring right outside it), the mesh's shells.
- *   4. classify.c   attach joint (nearest to the collar centre; a torso/thigh joint within
- *                   1.5x of the best wins, never over the head), appendage test (centroid-to-
- *                   skeleton distance >= 40% of the piece's reach), elongation sqrt(l1/l2),
- *                   merging of pieces at one attachment whose boxes overlap by more than half
- *                   (and of pieces of one separate shell), verdicts.
- *   5. chain.c      geodesic distance from the collar (Dijkstra on edge lengths), L = p99,
- *                   K = clamp(round(L / 0.1 H), 3, 8), joints at band centroids, two
- *                   smoothing passes, prev/self/next weights.
- *   6. apply.c      writes the chain into a sinew_model and into the glTF document.
+ *   1. landmarks.c   pelvis, spine, thighs and head on any skeleton, from its topology and
+ *                    geometry (names only break ties), and "up" from the poses the file plays.
+ *   2. distance.c    the bone segments (joints that deform skin) and every vertex's distance
+ *                    to them.
+ *   3. pieces.c      the welded mesh graph (exporters split vertices at seams), its triangles
+ *                    and its separate shells.
+ *   4. protrusion.c  walks from every tip of the surface along its geodesic cross-sections
+ *                    until a bone passes through one: the skin before that is a protrusion no
+ *                    bone runs inside.
+ *   5. classify.c    which protrusions are appendages and what they are: where each hangs from
+ *                    (the joint nearest its root, a torso or thigh joint preferred), how long
+ *                    it is against its thickness; a long one at the pelvis is a tail.
+ *   6. chain.c       the chain along a tail (joints at the centres of its cross-sections,
+ *                    K = clamp(round(L / 0.1 H), 3, 8) segments) and its skin weights.
+ *   7. apply.c       writes the chain into a sinew_model and into the glTF document.
  *
- * Where sinew goes beyond the seed (each measured on the shared models, see tests/rig):
- *   - Rump skin at a slanted tail root: far skin beside the root joint (not beyond it) whose
- *     surface faces down the tail (outward normal . first bone direction) more than the
- *     tail's own skin one segment out does (its 90th percentile) and more than 0.2 (11.5
- *     degrees) keeps the rigger's weights: it is the rump the tail sticks out of (quaternius
- *     Velociraptor precision 0.931 -> 0.976, quaternius fox 0.959 -> 1.000). Per vertex,
- *     no angle threshold on the collar: tail skin there measures at most 0.11, rump skin at
- *     least 0.32, and a conical tail (T-Rex) raises its own limit to 0.49; see
- *     src/rig/chain.c.
- *   - Welding joins positions closer than 0.03% of H, not only identical ones: material
- *     groups are split with hairline gaps (the Quaternius fox's tail tip floats 0.02% of H off
- *     the rest of its tail, which made it a second, collar-less piece).
- *   - A tail that continues the body's surface (one welded mesh and a thick quadruped torso:
- *     the Khronos fox) joins the far skin of the haunches into one piece that fails the
- *     appendage test. Such pieces at the torso reaching 3x the far threshold are split into
- *     lobes by a watershed on the distance field (persistence 10% of the threshold); a lobe
- *     that becomes a chain is kept, and in its first segment skin under 1.4x the threshold
- *     (the rump ring around the tail's root) is given back to the body.
- *   - A chain piece also owns the near vertices of its own separate shell(s) (a tail modelled
- *     as its own shell sunk into the body: its root rings) and the one ring right outside it
- *     whose vertices are mostly surrounded by it and nearer the new chain than any bone (the
- *     far threshold cuts a slanted tail root in two).
- *
- * The size H. Seed 000 measures thresholds against the height of its upright 1.91 m fox. sinew
- * uses sinew_model.size.scale = max(height, longest horizontal extent) of the bind-space mesh
- * box instead: for an upright biped it is the height (the seed's H), and for a horizontal
- * quadruped or lizard it is the body length, which is what a tail's length and thickness
- * scale with. (Height alone would make a lizard's belly "far" from its spine and give its tail
- * eight bones.) Because bind space is not always Y-up (FBX exports put Z up in bind space),
- * the max over all three extents is the only orientation-free choice; "up" itself is only
- * used to find legs and is taken from the scene graph (see sinew_rig_landmarks.up).
+ * Lengths are relative to H = sinew_model.size.scale = max(height, longest horizontal extent)
+ * of the bind-space mesh box: for an upright biped the height, for a horizontal quadruped the
+ * body length, which is what a tail's length scales with. Because bind space is not always
+ * Y-up (FBX exports put Z up), the max over all three extents is the only orientation-free
+ * choice.
  *
  * Everything here is deterministic and allocation happens only in the build calls (through
  * the options' allocator). Nothing here prints.
@@ -67,7 +41,7 @@ extern "C" {
 typedef struct sinew_document sinew_document; /* sinew/document.h */
 
 #define SINEW_RIG_MAX_SPINE 32   /* spine joints kept in sinew_rig_landmarks */
-#define SINEW_RIG_MAX_SEGMENTS 8 /* K's upper clamp (seed 000) */
+#define SINEW_RIG_MAX_SEGMENTS 8 /* K's upper clamp (the published method's) */
 #define SINEW_RIG_NAME_MAX 64
 #define SINEW_RIG_REASON_MAX 200
 
@@ -114,33 +88,41 @@ typedef struct sinew_rig_options {
     sinew_rig_mode mode;              /* default: SINEW_RIG_MODE_CHAIN */
     int dress_spine;         /* default 0: long pieces on the spine stay unchanged; 1: every
                                 vertex of such a piece gets weight 1 on its attach joint */
-    float far_fraction;      /* far threshold as a fraction of H; default: 0.07 (seed) */
-    float centroid_ratio;    /* appendage test, fraction of reach; default: 0.40 (seed) */
-    float min_elongation;    /* sqrt(l1/l2) at or above which a piece is long; default:
-                                1.6 (seed: a tail ~2.6, a cape or skirt ~1) */
-    float attach_preference; /* torso/thigh joint wins within this factor of the nearest
-                                joint's distance; default: 1.5 (seed) */
-    float segment_fraction;  /* K = round(L / (this * H)); default: 0.1 (seed) */
+    float min_elongation;    /* length / thickness (2 x radius) at or above which a piece at
+                                the pelvis is a tail; default: 1.0 (see classify.c) */
+    float attach_preference; /* a torso or thigh joint is the attachment within this factor of
+                                the nearest joint's distance; default: 1.5 */
+    float segment_fraction;  /* K = round(L / (this * H)); default: 0.1 */
     /* Width of the zone around each chain joint where neighbouring bones share skin, as a
      * fraction of a segment: w_prev = clamp(0.5 - f/w, 0, 0.5), w_next = clamp((f - 1 +
-     * w/2)/w, 0, 0.5). 0.5 is the seed's formula (a quarter segment each side: 0.5 - 2f and
-     * 2f - 1.5); the default 1 shares skin across the whole segment, because with the seed's
-     * quarter the inner side of a bend collapses below 0.67 of its length once the carried
-     * rest arc bends each joint 12-20 degrees (procedural fox Sprint: 347 torn edge samples
-     * with 0.5, none with 1; see tests/motion). Range (0, 1]. */
+     * w/2)/w, 0, 0.5). 0.5 gives 0.5 - 2f and 2f - 1.5 (a quarter segment each side); the
+     * default 1 shares skin across the whole segment, because with the quarter the inner side
+     * of a bend collapses below 0.67 of its length once the carried rest arc bends each joint
+     * 12-20 degrees (procedural fox Sprint: 347 torn edge samples with 0.5, none with 1; see
+     * tests/motion). Range (0, 1]. */
     float blend_width;
+    /* What the user says is right when the finder is wrong (all default to "automatic"):
+     * tail_from names the joint the chain hangs from (and makes the longest piece near it a
+     * tail); chain_pieces lists report rows to chain whatever their verdict; skip_pieces rows
+     * to leave alone. Row numbers are those of a run without these options. */
+    const char *tail_from;
+    const uint32_t *chain_pieces;
+    uint32_t chain_piece_count;
+    const uint32_t *skip_pieces;
+    uint32_t skip_piece_count;
 } sinew_rig_options;
 
 typedef enum sinew_rig_verdict {
     SINEW_RIG_VERDICT_INVALID = 0,
     SINEW_RIG_VERDICT_CHAIN,   /* long piece hanging from the pelvis: gets a bone chain */
     SINEW_RIG_VERDICT_RIGID,   /* the same piece in --mode rigid: all weight on the pelvis */
-    SINEW_RIG_VERDICT_BODY,    /* not an appendage: its centroid falls back onto a bone */
-    SINEW_RIG_VERDICT_HEAD,    /* hangs from the head (ears): unchanged */
-    SINEW_RIG_VERDICT_GARMENT, /* wide piece at the waist or on the torso (skirt, cape) */
-    SINEW_RIG_VERDICT_SPINE,   /* long piece on the spine (quiver, sheath, strap): unchanged */
+    SINEW_RIG_VERDICT_HEAD,    /* hangs from the head (ears, horns, a frill): unchanged */
+    SINEW_RIG_VERDICT_SPINE,   /* on the back or neck (plates, a mane, a quiver): unchanged */
     SINEW_RIG_VERDICT_DRESSED, /* the same with dress_spine: weight 1 on its spine bone */
-    SINEW_RIG_VERDICT_LIMB,    /* hangs from an arm or leg (sleeve): unchanged */
+    SINEW_RIG_VERDICT_LIMB,    /* hangs from an arm or leg (a sleeve, a claw): unchanged */
+    SINEW_RIG_VERDICT_SKIPPED, /* would have been chained; the user said to leave it */
+    SINEW_RIG_VERDICT_BUMP,    /* at the pelvis but too short for a tail: unchanged */
+    SINEW_RIG_VERDICT_SHEET,   /* a sheet, not a tube (a cape, a flap): unchanged */
     SINEW_RIG_VERDICT_MERGED   /* merged into another piece (fur over skin) */
 } sinew_rig_verdict;
 
@@ -149,27 +131,31 @@ const char *sinew_rig_verdict_name(sinew_rig_verdict verdict);
 /* Short lower-case name of a region ("pelvis", "spine", ...). Never NULL. */
 const char *sinew_rig_region_name(sinew_rig_region region);
 
-/* One connected piece of far skin (after merging: one appendage). */
+/* One appendage: a protrusion no bone runs inside (after merging: fur over skin is one). */
 typedef struct sinew_rig_piece {
     sinew_rig_verdict verdict;
     char reason[SINEW_RIG_REASON_MAX]; /* why, with the numbers that decided it */
     uint32_t vertex_count;             /* original (unwelded) vertices, merged shells included */
-    uint32_t far_count;                /* of which far from every bone (the rest: the piece's own
-                                          shell near its root, see sinew_rig_report.vertex_piece) */
-    uint32_t merged_shells;            /* far pieces that make it up (1 when nothing was merged) */
+    uint32_t merged_shells;            /* protrusions that make it up (1 when nothing merged) */
     int32_t merged_into;               /* piece index when verdict is MERGED, else -1 */
     int32_t attach_joint;              /* skin joint it hangs from */
     sinew_rig_region attach_region;
-    sinew_vec3 collar_centre;    /* bind space: centre of the near ring around the piece */
+    sinew_vec3 root;             /* bind space: centre of the cross-section where it leaves the
+                                    body (the chain's first joint) */
+    sinew_vec3 tip;              /* bind space: the vertex it grows towards */
     sinew_vec3 box_min, box_max; /* bind-space box of the piece */
-    float reach;                 /* file units: largest vertex distance to the skeleton */
-    float centroid_distance;     /* file units: centroid's distance to the skeleton */
-    float centroid_ratio;        /* centroid_distance / reach */
-    float elongation;            /* sqrt(l1 / l2) of the covariance */
-    float length;                /* L: p99 geodesic distance from the collar, file units (chain
-                                    and rigid pieces; 0 otherwise) */
+    float length;                /* L: geodesic length from the root section to the tip, file
+                                    units */
+    float radius;                /* median cross-section radius, file units */
+    float elongation;            /* length / (2 radius) */
+    float protrusion;            /* distance of the tip from the root section's centre, in
+                                    root-section radii: how far it sticks out */
+    int sheet;                   /* 1 for a sheet (a cape, a flap) rather than a tube: its
+                                    cross-sections mostly end on the mesh's boundary, or the
+                                    piece is flat as a whole (see flatness) */
+    float flatness;              /* sqrt of the smallest over the middle spread of its
+                                    vertices: near 1 for a tube, near 0 for a flat piece */
     uint32_t segments;           /* K for chain pieces, else 0 */
-    float radius;                /* chain pieces: mean distance of the skin to the chain, units */
     float distance_before;       /* mean weighted distance of the piece's skin to the bones
                                     that move it, before (file units) */
     float distance_after;        /* the same after the chain/rigid/dress step (equals before
@@ -178,18 +164,20 @@ typedef struct sinew_rig_piece {
 
 typedef struct sinew_rig_report {
     sinew_rig_landmarks landmarks;
-    float scale;         /* H: sinew_model.size.scale */
-    float far_threshold; /* far_fraction * H, file units */
+    float scale; /* H: sinew_model.size.scale */
     uint32_t piece_count;
     sinew_rig_piece *pieces;
+    uint32_t small_count; /* protrusions too small to be appendages (bone ends: hooves, a
+                             snout, finger tips): not listed, all unchanged */
+    /* A tail the skeleton already has: the first joint of a chain hanging from the pelvis
+     * that is no leg and whose name says tail, or -1. Nothing is grown then. */
+    int32_t rigged_tail;
     uint32_t vertex_count;
-    /* Per vertex: the piece it belongs to (after merging), or UINT32_MAX. A piece owns its far
-     * vertices and, for chain/rigid pieces, the near vertices of its own separate shell(s)
-     * and of its root ring (see above; a tail's root would otherwise keep the shin). */
+    /* Per vertex: the piece it belongs to (after merging), or UINT32_MAX. */
     uint32_t *vertex_piece;
     float *vertex_distance; /* per vertex: distance to the skeleton, file units */
     sinew_allocator allocator;
-    struct sinew_rig_analysis *analysis; /* private: graph and collars kept for
+    struct sinew_rig_analysis *analysis; /* private: graph and walks kept for
                                             sinew_rig_build_chain */
 } sinew_rig_report;
 
@@ -203,7 +191,7 @@ void sinew_rig_report_free(sinew_rig_report *report);
 /* A new bone: bind-space joint frame = pelvis bind rotation/scale + `head`. */
 typedef struct sinew_rig_bone {
     char name[SINEW_RIG_NAME_MAX]; /* "Tail_1" .. "Tail_K", "Tail_End" */
-    int32_t parent;                /* model node index of the parent (the pelvis) for the first
+    int32_t parent;                /* model node index of the parent (the chain's) for the first
                                       bone, or -(1 + b) for bone b of the same chain */
     sinew_transform local;         /* translation only (rotation identity, scale 1) in the parent */
     sinew_mat4 inverse_bind;
@@ -215,6 +203,7 @@ typedef struct sinew_rig_chain {
     uint32_t bone_count; /* K + 1 (Tail_End last, unweighted) */
     sinew_rig_bone bones[SINEW_RIG_MAX_SEGMENTS + 1];
     uint32_t first_joint; /* skin joint index the first bone will get (joints are appended) */
+    int32_t parent_joint; /* skin joint the chain hangs from (the pelvis unless told) */
 } sinew_rig_chain;
 
 /* The edit: new bones and the complete new influence arrays (unchanged vertices copied

@@ -1,10 +1,27 @@
 /* Skeletons, tubes, weights, poses and clips for the procedural creatures (builder.h). */
 #include "creature/builder.h"
 
+#include <float.h>
 #include <stdio.h>
 #include <string.h>
 
 /* ---- skeleton ---- */
+
+/* Rest (file) transforms from bind positions and rotations under each joint's parent. */
+static void rest_from_bind(creature_skeleton *s)
+{
+    for (uint32_t j = 0; j < s->count; j++) {
+        int32_t p = s->parent[j];
+        if (p < 0) {
+            s->rest_rot[j] = s->rot[j];
+            s->rest_pos[j] = s->pos[j];
+        } else {
+            sinew_quat inv = sinew_quat_conjugate(s->rot[p]);
+            s->rest_rot[j] = sinew_quat_normalize(sinew_quat_mul(inv, s->rot[j]));
+            s->rest_pos[j] = sinew_quat_rotate(inv, sinew_vec3_sub(s->pos[j], s->pos[p]));
+        }
+    }
+}
 
 int32_t creature_skeleton_add(creature_skeleton *s, const char *prefix, const char *name,
                               int32_t parent, sinew_vec3 pos)
@@ -38,20 +55,67 @@ void creature_skeleton_finish(creature_skeleton *s, float terminal_frac)
          * shortest swing from +Y, so legs pointing down carry ~180 degrees about Z. */
         s->rot[j] = sinew_quat_swing(y, dir);
     }
+    s->segment_count = 0;
     for (uint32_t j = 0; j < s->count; j++) {
-        int32_t p = s->parent[j];
-        if (p < 0) {
-            s->rest_rot[j] = s->rot[j];
-            s->rest_pos[j] = s->pos[j];
-        } else {
-            sinew_quat inv = sinew_quat_conjugate(s->rot[p]);
-            s->rest_rot[j] = sinew_quat_normalize(sinew_quat_mul(inv, s->rot[j]));
-            s->rest_pos[j] = sinew_quat_rotate(inv, sinew_vec3_sub(s->pos[j], s->pos[p]));
+        int children = 0;
+        for (uint32_t c = j + 1; c < s->count; c++) {
+            if (s->parent[c] != (int32_t)j || s->segment_count >= CREATURE_MAX_SEGMENTS) continue;
+            s->segment_joint[s->segment_count] = (int32_t)j;
+            s->segment_head[s->segment_count] = s->pos[j];
+            s->segment_tail[s->segment_count++] = s->pos[c];
+            children++;
+        }
+        if (!children && s->segment_count < CREATURE_MAX_SEGMENTS) {
+            s->segment_joint[s->segment_count] = (int32_t)j;
+            s->segment_head[s->segment_count] = s->pos[j];
+            s->segment_tail[s->segment_count++] = s->tip[j];
         }
     }
+    rest_from_bind(s);
+}
+
+void creature_skeleton_apply_map(creature_skeleton *s, const creature_file_map *map)
+{
+    for (uint32_t j = 0; j < s->count; j++) {
+        s->parent[j] = map->parent[j];
+        s->rot[j] = sinew_quat_normalize(sinew_quat_mul(s->rot[j], map->axes[j]));
+    }
+    rest_from_bind(s);
 }
 
 /* ---- tubes ---- */
+
+/* Centripetal Catmull-Rom through n >= 5 points, u in [0, 1] spread evenly over the n - 1
+ * spans, the end spans closed by mirrored phantom points (Barry and Goldman's pyramid as in
+ * Yuksel, Schaefer and Keyser, "Parameterization and applications of Catmull-Rom curves",
+ * CAD 2011: the centripetal knots never cusp or loop inside a span). */
+static sinew_vec3 spline(const sinew_vec3 *c, uint32_t n, float u)
+{
+    float x = u * (float)(n - 1);
+    uint32_t i = x >= (float)(n - 1) ? n - 2 : (uint32_t)x;
+    float f = x - (float)i;
+    sinew_vec3 p1 = c[i], p2 = c[i + 1];
+    sinew_vec3 p0 = i > 0 ? c[i - 1] : sinew_vec3_sub(sinew_vec3_scale(p1, 2.0f), p2);
+    sinew_vec3 p3 = i + 2 < n ? c[i + 2] : sinew_vec3_sub(sinew_vec3_scale(p2, 2.0f), p1);
+    /* knot gaps: the square root of each chord (centripetal), never zero */
+    float d01 = sqrtf(fmaxf(sinew_vec3_distance(p0, p1), 1e-12f));
+    float d12 = sqrtf(fmaxf(sinew_vec3_distance(p1, p2), 1e-12f));
+    float d23 = sqrtf(fmaxf(sinew_vec3_distance(p2, p3), 1e-12f));
+    float t0 = 0, t1 = d01, t2 = t1 + d12, t3 = t2 + d23;
+    float t = t1 + f * d12;
+    sinew_vec3 a1 = sinew_vec3_add(sinew_vec3_scale(p0, (t1 - t) / (t1 - t0)),
+                                   sinew_vec3_scale(p1, (t - t0) / (t1 - t0)));
+    sinew_vec3 a2 = sinew_vec3_add(sinew_vec3_scale(p1, (t2 - t) / (t2 - t1)),
+                                   sinew_vec3_scale(p2, (t - t1) / (t2 - t1)));
+    sinew_vec3 a3 = sinew_vec3_add(sinew_vec3_scale(p2, (t3 - t) / (t3 - t2)),
+                                   sinew_vec3_scale(p3, (t - t2) / (t3 - t2)));
+    sinew_vec3 b1 = sinew_vec3_add(sinew_vec3_scale(a1, (t2 - t) / (t2 - t0)),
+                                   sinew_vec3_scale(a2, (t - t0) / (t2 - t0)));
+    sinew_vec3 b2 = sinew_vec3_add(sinew_vec3_scale(a2, (t3 - t) / (t3 - t1)),
+                                   sinew_vec3_scale(a3, (t - t1) / (t3 - t1)));
+    return sinew_vec3_add(sinew_vec3_scale(b1, (t2 - t) / (t2 - t1)),
+                          sinew_vec3_scale(b2, (t - t1) / (t2 - t1)));
+}
 
 static sinew_vec3 bezier(const creature_tube *t, float u)
 {
@@ -70,6 +134,7 @@ static sinew_vec3 bezier(const creature_tube *t, float u)
         return sinew_vec3_madd(r, c[3], u * u * u);
     }
     default:
+        if (t->ctrl_count >= 5) return spline(c, t->ctrl_count, u);
         return sinew_vec3_lerp(c[0], c[1], u);
     }
 }
@@ -218,12 +283,49 @@ static void finish_weights(uint32_t n, const int32_t *joints, const float *w, ui
     }
 }
 
+/* NEAREST_TWO: 1/d^2 to the two candidates whose bone segments come nearest p, 0 to the
+ * others. */
+static void nearest_two(const creature_skeleton *s, const creature_weights *wr, sinew_vec3 p,
+                        float *w)
+{
+    float d[CREATURE_MAX_JOINTS];
+    for (uint32_t j = 0; j < s->count; j++)
+        d[j] = FLT_MAX;
+    for (uint32_t k = 0; k < s->segment_count; k++) {
+        int32_t j = s->segment_joint[k];
+        d[j] = fminf(d[j], sinew_segment_distance(p, s->segment_head[k], s->segment_tail[k]));
+    }
+    uint32_t best = 0, second = UINT32_MAX;
+    for (uint32_t i = 1; i < wr->count; i++) {
+        float di = d[wr->joints[i]];
+        if (di < d[wr->joints[best]]) {
+            second = best;
+            best = i;
+        } else if (second == UINT32_MAX || di < d[wr->joints[second]]) {
+            second = i;
+        }
+    }
+    for (uint32_t i = 0; i < wr->count; i++)
+        w[i] = 0;
+    /* a floor far below any modelled distance keeps a vertex on a bone finite */
+    const float floor2 = 1e-12f;
+    float d0 = d[wr->joints[best]];
+    w[best] = 1.0f / (d0 * d0 + floor2);
+    if (second != UINT32_MAX) {
+        float d1 = d[wr->joints[second]];
+        w[second] = 1.0f / (d1 * d1 + floor2);
+    }
+}
+
 static void point_weights(const creature_skeleton *s, const creature_weights *wr, sinew_vec3 p,
                           float t, uint16_t out_j[4], float out_w[4])
 {
     float w[CREATURE_MAX_CANDIDATES];
     uint32_t n = wr->count;
-    if (wr->mode == CREATURE_WEIGHT_ALONG) {
+    if (wr->remap) t = wr->t0 + (wr->t1 - wr->t0) * t;
+    if (wr->mode == CREATURE_WEIGHT_NEAREST_TWO && n >= 1) {
+        nearest_two(s, wr, p, w);
+    } else if (wr->mode == CREATURE_WEIGHT_ALONG) {
         for (uint32_t i = 0; i < n; i++)
             w[i] = wr->from[i] + (wr->to[i] - wr->from[i]) * t;
     } else if (wr->mode == CREATURE_WEIGHT_SIDE && n >= 3) {
@@ -257,23 +359,25 @@ static void point_weights(const creature_skeleton *s, const creature_weights *wr
     finish_weights(n, wr->joints, w, out_j, out_w);
 }
 
-int creature_mesh_tube(creature_mesh *m, const creature_skeleton *s, const creature_tube *t)
+/* The radius factor of the rounded caps at arc fraction `sarc`. */
+static float cap_factor(const creature_tube *t, float sarc)
+{
+    float e = 1.0f;
+    if (t->cap0 > 0 && sarc < t->cap0) {
+        float x = 1.0f - sarc / t->cap0;
+        e *= sqrtf(fmaxf(0.0f, 1.0f - x * x));
+    }
+    if (t->cap1 > 0 && sarc > 1.0f - t->cap1) {
+        float x = 1.0f - (1.0f - sarc) / t->cap1;
+        e *= sqrtf(fmaxf(0.0f, 1.0f - x * x));
+    }
+    return e;
+}
+
+void creature_tube_grid(const creature_tube *t, sinew_vec3 *gp)
 {
     const uint32_t segs = t->segments, rings = t->rings;
-    const uint32_t patch = t->patch ? t->patch : 4;
-    if (segs < 3 || rings < 2) return 1;
-    const uint32_t grid = segs * rings;
-    sinew_vec3 *gp = sinew_alloc(m->alloc, grid, sizeof *gp);
-    uint16_t *gj = sinew_alloc(m->alloc, grid * 4, sizeof *gj);
-    float *gw = sinew_alloc(m->alloc, grid * 4, sizeof *gw);
-    if (!gp || !gj || !gw) {
-        sinew_free(m->alloc, gp);
-        sinew_free(m->alloc, gj);
-        sinew_free(m->alloc, gw);
-        m->failed = 1;
-        return 0;
-    }
-
+    if (segs < 3 || rings < 2) return;
     /* Rings at uniform arc length with a rotation-minimising frame (parallel transport). */
     float cum[ARC_SAMPLES + 1];
     arc_table(t, cum);
@@ -298,33 +402,95 @@ int creature_mesh_tube(creature_mesh *m, const creature_skeleton *s, const creat
 
         float a, b, off;
         profile(t, sarc, &a, &b, &off);
-        float e = 1.0f;
-        if (t->cap0 > 0 && sarc < t->cap0) {
-            float x = 1.0f - sarc / t->cap0;
-            e *= sqrtf(fmaxf(0.0f, 1.0f - x * x));
-        }
-        if (t->cap1 > 0 && sarc > 1.0f - t->cap1) {
-            float x = 1.0f - (1.0f - sarc) / t->cap1;
-            e *= sqrtf(fmaxf(0.0f, 1.0f - x * x));
-        }
+        float e = cap_factor(t, sarc);
         int pole = (j == 0 && t->cap0 > 0) || (j == rings - 1 && t->cap1 > 0);
         sinew_vec3 centre = sinew_vec3_madd(c, n2, off);
         for (uint32_t i = 0; i < segs; i++) {
             sinew_vec3 p = centre;
-            if (!pole) {
+            if (j == 0 && t->ring0) {
+                p = t->ring0[i];
+            } else if (!pole) {
                 float th = (float)(2.0 * SINEW_PI) * (float)i / (float)segs;
                 float k = e;
                 if (t->noise > 0) k *= 1.0f + t->noise * hash_noise(t->seed, i, j);
                 p = sinew_vec3_madd(p, n1, a * k * cosf(th));
                 p = sinew_vec3_madd(p, n2, b * k * sinf(th));
             }
+            gp[j * segs + i] = p;
+        }
+    }
+}
+
+float creature_tube_ctrl_fraction(const creature_tube *t, uint32_t i)
+{
+    if (t->ctrl_count < 2) return 0;
+    float cum[ARC_SAMPLES + 1];
+    float total = arc_table(t, cum);
+    if (!(total > 0)) return 0;
+    /* the spline passes point i at u = i / (n - 1): interpolate the arc table there */
+    float x = (float)i / (float)(t->ctrl_count - 1) * ARC_SAMPLES;
+    int k = (int)x;
+    if (k >= ARC_SAMPLES) return 1.0f;
+    float f = x - (float)k;
+    return (cum[k] + (cum[k + 1] - cum[k]) * f) / total;
+}
+
+void creature_tube_section(const creature_tube *t, float s, sinew_vec3 *centre, sinew_vec3 *tangent,
+                           float *a, float *b)
+{
+    float cum[ARC_SAMPLES + 1];
+    arc_table(t, cum);
+    const float du = 1e-3f;
+    float u = arc_param(cum, s < 0 ? 0 : (s > 1 ? 1 : s));
+    float u0 = u - du < 0 ? 0 : u - du, u1 = u + du > 1 ? 1 : u + du;
+    *centre = bezier(t, u);
+    *tangent = sinew_vec3_normalize_or(sinew_vec3_sub(bezier(t, u1), bezier(t, u0)),
+                                       sinew_vec3_make(0, 1, 0));
+    float off;
+    profile(t, s, a, b, &off);
+    float e = cap_factor(t, s);
+    *a *= e, *b *= e;
+}
+
+int creature_mesh_tube(creature_mesh *m, const creature_skeleton *s, const creature_tube *t)
+{
+    const uint32_t segs = t->segments, rings = t->rings;
+    const uint32_t patch =
+        t->patch ? (t->patch < CREATURE_MAX_PATCH ? t->patch : CREATURE_MAX_PATCH) : 4;
+    if (segs < 3 || rings < 2) return 1;
+    const uint32_t grid = segs * rings;
+    sinew_vec3 *gp = sinew_alloc(m->alloc, grid, sizeof *gp);
+    uint16_t *gj = sinew_alloc(m->alloc, grid * 4, sizeof *gj);
+    float *gw = sinew_alloc(m->alloc, grid * 4, sizeof *gw);
+    uint8_t *gpiece = sinew_alloc(m->alloc, rings, 1);
+    if (!gp || !gj || !gw || !gpiece) {
+        sinew_free(m->alloc, gp);
+        sinew_free(m->alloc, gj);
+        sinew_free(m->alloc, gw);
+        sinew_free(m->alloc, gpiece);
+        m->failed = 1;
+        return 0;
+    }
+    creature_tube_grid(t, gp);
+    for (uint32_t j = 0; j < rings; j++) {
+        float sarc = (float)j / (float)(rings - 1);
+        const creature_weights *wr = &t->weights;
+        gpiece[j] = t->piece;
+        if (t->split > 0 && sarc >= t->split) {
+            wr = &t->weights_after;
+            gpiece[j] = t->piece_after;
+            sarc = t->split < 1 ? (sarc - t->split) / (1.0f - t->split) : 0.0f;
+        }
+        for (uint32_t i = 0; i < segs; i++) {
             uint32_t g = j * segs + i;
-            gp[g] = p;
-            point_weights(s, &t->weights, p, sarc, &gj[g * 4], &gw[g * 4]);
+            point_weights(s, wr, gp[g], sarc, &gj[g * 4], &gw[g * 4]);
         }
     }
 
-    /* Patches: each owns its vertices, so shared borders are duplicated (seams). */
+    /* Patches: each owns its vertices, so shared borders are duplicated (seams). Quads in
+     * the hole are left out, and so are the vertices only they use. */
+    const int hole = t->hole_u1 > t->hole_u0 && t->hole_v1 > t->hole_v0;
+    uint32_t local[(CREATURE_MAX_PATCH + 1) * (CREATURE_MAX_PATCH + 1)];
     int ok = 1;
     for (uint32_t pv = 0; pv + 1 < rings && ok; pv += patch) {
         uint32_t v1 = pv + patch < rings - 1 ? pv + patch : rings - 1;
@@ -335,13 +501,19 @@ int creature_mesh_tube(creature_mesh *m, const creature_skeleton *s, const creat
                 ok = 0;
                 break;
             }
-            uint32_t base = m->vertex_count;
             for (uint32_t jv = pv; jv <= v1; jv++)
                 for (uint32_t iu = pu; iu <= u1; iu++) {
+                    uint32_t *slot = &local[(jv - pv) * w + (iu - pu)];
+                    if (hole && iu > t->hole_u0 && iu < t->hole_u1 && jv > t->hole_v0 &&
+                        jv < t->hole_v1) {
+                        *slot = UINT32_MAX;
+                        continue;
+                    }
                     uint32_t g = jv * segs + (iu % segs);
                     uint32_t v = m->vertex_count++;
+                    *slot = v;
                     m->positions[v] = gp[g];
-                    m->piece[v] = t->piece;
+                    m->piece[v] = gpiece[jv];
                     memcpy(&m->joints[v * 4], &gj[g * 4], 4 * sizeof *gj);
                     memcpy(&m->weights[v * 4], &gw[g * 4], 4 * sizeof *gw);
                 }
@@ -349,8 +521,11 @@ int creature_mesh_tube(creature_mesh *m, const creature_skeleton *s, const creat
                 int pole0 = jv == 0 && t->cap0 > 0;
                 int pole1 = jv + 1 == rings - 1 && t->cap1 > 0;
                 for (uint32_t iu = pu; iu < u1; iu++) {
-                    uint32_t a = base + (jv - pv) * w + (iu - pu);
-                    uint32_t b = a + 1, d = a + w, c = d + 1;
+                    if (hole && iu >= t->hole_u0 && iu < t->hole_u1 && jv >= t->hole_v0 &&
+                        jv < t->hole_v1)
+                        continue;
+                    uint32_t k = (jv - pv) * w + (iu - pu);
+                    uint32_t a = local[k], b = local[k + 1], d = local[k + w], c = local[k + w + 1];
                     uint32_t *tri = &m->triangles[m->triangle_count * 3];
                     if (!pole0) {
                         tri[0] = a, tri[1] = b, tri[2] = c;
@@ -368,6 +543,7 @@ int creature_mesh_tube(creature_mesh *m, const creature_skeleton *s, const creat
     sinew_free(m->alloc, gp);
     sinew_free(m->alloc, gj);
     sinew_free(m->alloc, gw);
+    sinew_free(m->alloc, gpiece);
     return ok;
 }
 
@@ -506,7 +682,98 @@ sinew_vec3 creature_pose_joint_position(const creature_skeleton *s, const creatu
     return pos;
 }
 
+/* Lowers the root until every leg reaches its ankle target with a slightly bent knee. */
+void creature_pose_fit_root_height(const creature_skeleton *s, creature_pose *p)
+{
+    float best = p->root.y;
+    for (uint32_t k = 0; k < p->leg_count; k++) {
+        const creature_leg *leg = &p->legs[k];
+        sinew_vec3 hip = creature_pose_joint_position(s, p, leg->upper);
+        float above = hip.y - p->root.y;
+        float l = 0.985f * (sinew_vec3_distance(s->pos[leg->lower], s->pos[leg->upper]) +
+                            sinew_vec3_distance(s->pos[leg->foot], s->pos[leg->lower]));
+        float dx = leg->ankle.x - hip.x, dz = leg->ankle.z - hip.z;
+        float horiz2 = dx * dx + dz * dz;
+        float reach = l * l > horiz2 ? sqrtf(l * l - horiz2) : 0.0f;
+        float top = leg->ankle.y + reach - above;
+        if (top < best) best = top;
+    }
+    p->root.y = best;
+}
+
 /* ---- clips ---- */
+
+/* A clip written through b->map (see creature_add_clip). */
+static int add_mapped_clip(creature_build *b, sinew_clip *clip, uint32_t frames,
+                           creature_pose_fn fn, const void *ctx)
+{
+    const sinew_allocator *a = &b->model->allocator;
+    const creature_skeleton *s = &b->skel;
+    const creature_file_map *map = b->map;
+    const uint32_t keys = frames + 1;
+    uint32_t moved = 0;
+    for (uint32_t j = 0; j < s->count; j++)
+        moved += map->translate[j] != 0;
+    const uint32_t channels = moved + s->count;
+    clip->channels = sinew_alloc(a, channels, sizeof *clip->channels);
+    if (!clip->channels) return 0;
+    uint32_t c = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t j = 0; j < s->count; j++) {
+            if (pass == 0 && !map->translate[j]) continue;
+            sinew_channel *ch = &clip->channels[c];
+            uint32_t comps = pass == 0 ? 3 : 4;
+            ch->node = (int32_t)j;
+            ch->path = pass == 0 ? SINEW_PATH_TRANSLATION : SINEW_PATH_ROTATION;
+            ch->interpolation = SINEW_INTERP_LINEAR;
+            ch->key_count = keys;
+            ch->times = sinew_alloc(a, keys, sizeof(float));
+            ch->values = sinew_alloc(a, (size_t)keys * comps, sizeof(float));
+            clip->channel_count = ++c;
+            if (!ch->times || !ch->values) return 0;
+            for (uint32_t k = 0; k < keys; k++)
+                ch->times[k] = (float)k / CREATURE_FPS;
+        }
+
+    creature_pose pose;
+    sinew_quat world[CREATURE_MAX_JOINTS];
+    for (uint32_t k = 0; k < frames; k++) {
+        creature_pose_reset(s, &pose);
+        fn(s, ctx, (float)k / (float)frames, &pose);
+        creature_pose_solve(s, &pose);
+        if (map->after_solve) map->after_solve(s, ctx, &pose);
+        for (uint32_t j = 0; j < s->count; j++)
+            world[j] = sinew_quat_normalize(sinew_quat_mul(pose.world[j], map->axes[j]));
+        c = 0;
+        for (uint32_t j = 0; j < s->count; j++) {
+            if (!map->translate[j]) continue;
+            int32_t p = map->parent[j];
+            sinew_vec3 t = pose.world_pos[j];
+            if (p >= 0)
+                t = sinew_quat_rotate(sinew_quat_conjugate(world[p]),
+                                      sinew_vec3_sub(pose.world_pos[j], pose.world_pos[p]));
+            float *tv = &clip->channels[c++].values[k * 3];
+            tv[0] = t.x, tv[1] = t.y, tv[2] = t.z;
+        }
+        for (uint32_t j = 0; j < s->count; j++) {
+            int32_t p = map->parent[j];
+            sinew_quat r =
+                p >= 0 ? sinew_quat_mul(sinew_quat_conjugate(world[p]), world[j]) : world[j];
+            r = sinew_quat_normalize(r);
+            float *q = &clip->channels[c++].values[k * 4];
+            /* one hemisphere for consecutive keys, as below */
+            if (k > 0 && r.x * q[-4] + r.y * q[-3] + r.z * q[-2] + r.w * q[-1] < 0)
+                r = sinew_quat_make(-r.x, -r.y, -r.z, -r.w);
+            q[0] = r.x, q[1] = r.y, q[2] = r.z, q[3] = r.w;
+        }
+    }
+    for (c = 0; c < clip->channel_count; c++) {
+        sinew_channel *ch = &clip->channels[c];
+        uint32_t comps = ch->path == SINEW_PATH_TRANSLATION ? 3 : 4;
+        memcpy(&ch->values[frames * comps], &ch->values[0], comps * sizeof(float));
+    }
+    return 1;
+}
 
 int creature_add_clip(creature_build *b, const char *name, float duration, creature_pose_fn fn,
                       const void *ctx)
@@ -526,12 +793,13 @@ int creature_add_clip(creature_build *b, const char *name, float duration, creat
     memset(clip, 0, sizeof *clip);
     size_t nlen = strlen(name);
     clip->name = sinew_alloc(a, nlen + 1, 1);
-    clip->channels = sinew_alloc(a, s->count + 1, sizeof *clip->channels);
+    if (!b->map) clip->channels = sinew_alloc(a, s->count + 1, sizeof *clip->channels);
     model->clip_count++; /* from here the model owns (and frees) whatever was allocated */
-    if (!clip->name || !clip->channels) return 0;
+    if (!clip->name || (!b->map && !clip->channels)) return 0;
     memcpy(clip->name, name, nlen + 1);
     clip->gltf_animation = -1;
     clip->duration = (float)frames / CREATURE_FPS;
+    if (b->map) return add_mapped_clip(b, clip, frames, fn, ctx);
 
     /* channel 0: root translation; channels 1..count: rotations of every joint */
     for (uint32_t c = 0; c <= s->count; c++) {

@@ -15,11 +15,13 @@
 
 #include "sinew/creature.h"
 
-#define CREATURE_MAX_JOINTS 32
-#define CREATURE_MAX_CTRL 4
-#define CREATURE_MAX_PROFILE 8
-#define CREATURE_MAX_CANDIDATES 12
+#define CREATURE_MAX_JOINTS 64 /* a random quadruped with IK helpers and a rigged tail: ~50 */
+#define CREATURE_MAX_SEGMENTS (2 * CREATURE_MAX_JOINTS) /* bone segments (one per child) */
+#define CREATURE_MAX_CTRL 10 /* 2..4: Bezier; 5 and more: a spline through the points */
+#define CREATURE_MAX_PROFILE 12
+#define CREATURE_MAX_CANDIDATES 48 /* NEAREST_TWO looks at every deforming bone */
 #define CREATURE_MAX_LEGS 4
+#define CREATURE_MAX_PATCH 16 /* quads per patch side */
 #define CREATURE_FPS 30
 
 typedef struct creature_skeleton {
@@ -34,6 +36,11 @@ typedef struct creature_skeleton {
     /* rest local transform (what the file stores): rotation and translation in the parent */
     sinew_quat rest_rot[CREATURE_MAX_JOINTS];
     sinew_vec3 rest_pos[CREATURE_MAX_JOINTS];
+    /* bone segments as a model's skeleton shows them (creature_skeleton_finish): one from each
+     * joint to each of its children, and pos -> tip for terminals; NEAREST_TWO measures these */
+    uint32_t segment_count;
+    int32_t segment_joint[CREATURE_MAX_SEGMENTS];
+    sinew_vec3 segment_head[CREATURE_MAX_SEGMENTS], segment_tail[CREATURE_MAX_SEGMENTS];
 } creature_skeleton;
 
 /* Adds joint `prefix``name` under `parent` (-1 for the root) at bind position `pos`; the
@@ -41,9 +48,29 @@ typedef struct creature_skeleton {
 int32_t creature_skeleton_add(creature_skeleton *s, const char *prefix, const char *name,
                               int32_t parent, sinew_vec3 pos);
 /* Orients every joint (local +Y along its bone, the shortest swing from +Y: Mixamo's
- * convention) and fills tips and rest transforms. Terminal tips extend by `terminal_frac` of
- * the parent bone's length. */
+ * convention) and fills tips, bone segments and rest transforms. Terminal tips extend by
+ * `terminal_frac` of the parent bone's length. */
 void creature_skeleton_finish(creature_skeleton *s, float terminal_frac);
+
+/* How a creature's skeleton is written to the file when that differs from the anatomy the
+ * builder poses (sinew_creature_build_random): another parent per joint (a flat hierarchy,
+ * every chain under the root joint), another joint frame per joint (`axes`: file frame =
+ * anatomical frame * axes, for exporters whose bones run along +X or that keep world-aligned
+ * joints) and which joints get translation keys. */
+typedef struct creature_pose creature_pose;
+typedef struct creature_file_map {
+    int32_t parent[CREATURE_MAX_JOINTS];
+    sinew_quat axes[CREATURE_MAX_JOINTS];
+    uint8_t translate[CREATURE_MAX_JOINTS]; /* 1: the clip keys this joint's translation */
+    /* Optional, called on every solved pose before it is written: moves helper joints (IK
+     * targets following the feet). */
+    void (*after_solve)(const creature_skeleton *s, const void *ctx, creature_pose *p);
+} creature_file_map;
+
+/* Rewrites `s` the way `map` writes it: parents, bind rotations (rot * axes) and rest
+ * transforms. Tips, segments and primary children keep the anatomy (meshing and weights are
+ * done by then). */
+void creature_skeleton_apply_map(creature_skeleton *s, const creature_file_map *map);
 /* How a tube's vertices are weighted. */
 typedef enum creature_weight_mode {
     CREATURE_WEIGHT_NEAREST = 1, /* inverse 4th power of the distance to each candidate bone */
@@ -57,7 +84,11 @@ typedef enum creature_weight_mode {
      * count is 4) likewise, and the remainder split between joints[1] (+x side) and joints[2]
      * (-x side) by a logistic of x over `side_width`: where the two thighs' weights meet, the
      * skin tears when the legs swing apart. */
-    CREATURE_WEIGHT_TEMPLATE
+    CREATURE_WEIGHT_TEMPLATE,
+    /* How the shared notail/ test files were made from their originals: all weight to the
+     * two candidate bones nearest the vertex (distance to every bind-space bone segment of
+     * the joint, see creature_skeleton.segment_*), split by inverse square distance. */
+    CREATURE_WEIGHT_NEAREST_TWO
 } creature_weight_mode;
 
 typedef struct creature_weights {
@@ -66,6 +97,10 @@ typedef struct creature_weights {
     int32_t joints[CREATURE_MAX_CANDIDATES];
     float from[CREATURE_MAX_CANDIDATES], to[CREATURE_MAX_CANDIDATES];
     float side_width; /* metres: TEMPLATE's left/right transition width */
+    /* 1: ALONG and TEMPLATE blend at t0 + (t1 - t0) * t instead of the tube's own fraction t
+     * (a plate on a tail takes the tail's weights where it sits) */
+    int remap;
+    float t0, t1;
 } creature_weights;
 
 typedef struct creature_tube {
@@ -84,6 +119,18 @@ typedef struct creature_tube {
     float noise;      /* relative radius jitter (fur); 0 = none */
     uint32_t seed;    /* noise seed */
     creature_weights weights;
+    /* A tube that is two pieces (a body running on into a tail as one surface): rings from
+     * arc fraction `split` on (0 = no split) belong to `piece_after` and are weighted by
+     * `weights_after`, whose ALONG/TEMPLATE fraction runs 0 .. 1 from the split to the end. */
+    float split;
+    uint8_t piece_after;
+    creature_weights weights_after;
+    /* Optional: `segments` positions that replace ring 0 (a tube welded to another surface:
+     * its first ring is a loop of that surface's own vertices, copied bit for bit). */
+    const sinew_vec3 *ring0;
+    /* Optional: grid quads [hole_u0, hole_u1) x [hole_v0, hole_v1) (segment, ring) are left
+     * out, with the vertices inside them: where a welded tube leaves this surface. */
+    uint32_t hole_u0, hole_u1, hole_v0, hole_v1;
 } creature_tube;
 
 typedef struct creature_mesh {
@@ -109,6 +156,14 @@ void creature_tube_candidate(creature_tube *t, int32_t j);
 
 /* Appends a tube. Returns 0 when an allocation failed (mesh->failed is set). */
 int creature_mesh_tube(creature_mesh *m, const creature_skeleton *s, const creature_tube *t);
+/* The tube's grid as creature_mesh_tube places it: segments * rings positions, ring after
+ * ring (ring j, segment i at j * segments + i), noise included. */
+void creature_tube_grid(const creature_tube *t, sinew_vec3 *out);
+/* Arc-length fraction where a spline centre line (5 or more points) passes ctrl point i. */
+float creature_tube_ctrl_fraction(const creature_tube *t, uint32_t i);
+/* Centre line point, unit tangent and cross-section radii at arc-length fraction s. */
+void creature_tube_section(const creature_tube *t, float s, sinew_vec3 *centre, sinew_vec3 *tangent,
+                           float *a, float *b);
 /* Arc length of a tube's centre line (metres). */
 float creature_tube_length(const creature_tube *t);
 /* Largest cross-section radius of a tube (metres, before noise). */
@@ -126,7 +181,7 @@ typedef struct creature_leg {
 
 /* A pose request: world-axis deltas applied in each joint's frame (delta[j] rotates joint j's
  * subtree about world axes when its parent is at bind), a root translation, leg IK. */
-typedef struct creature_pose {
+struct creature_pose {
     sinew_quat delta[CREATURE_MAX_JOINTS];
     sinew_vec3 root; /* metres: root joint's translation */
     uint32_t leg_count;
@@ -135,7 +190,7 @@ typedef struct creature_pose {
     sinew_quat local[CREATURE_MAX_JOINTS];
     sinew_quat world[CREATURE_MAX_JOINTS];
     sinew_vec3 world_pos[CREATURE_MAX_JOINTS];
-} creature_pose;
+};
 
 /* Identity deltas, root at bind, no legs. */
 void creature_pose_reset(const creature_skeleton *s, creature_pose *p);
@@ -145,6 +200,10 @@ void creature_pose_solve(const creature_skeleton *s, creature_pose *p);
  * (used to find how far the hips must drop for the feet to reach their targets). */
 sinew_vec3 creature_pose_joint_position(const creature_skeleton *s, const creature_pose *p,
                                         int32_t j);
+
+/* Lowers the root until every leg of the pose reaches its ankle target with a slightly bent
+ * knee (each leg's own upper, lower and foot lengths). */
+void creature_pose_fit_root_height(const creature_skeleton *s, creature_pose *p);
 
 /* Rotation about a world axis by `deg` degrees. */
 sinew_quat creature_rot(float ax, float ay, float az, float deg);
@@ -158,11 +217,17 @@ typedef struct creature_build {
     creature_mesh mesh;
     sinew_creature_truth *truth; /* pieces filled by the kind; may be a local scratch */
     sinew_model *model;          /* clips are appended here */
+    /* NULL: clips key the root's translation and every joint's local rotation as posed.
+     * Otherwise clips are written the way the map writes the skeleton. */
+    const creature_file_map *map;
 } creature_build;
 
 /* Appends a looping clip named `name`: keys at 30 fps over `duration` seconds (rounded to
- * whole frames), phase = key / frames; the last key copies the first bit for bit. Returns 0
- * when an allocation failed. */
+ * whole frames), phase = key / frames; the last key copies the first bit for bit. Without a
+ * map: channel 0 keys the root's translation, channel 1 + j joint j's rotation. With b->map:
+ * first a translation channel for every joint the map translates, then a rotation channel for
+ * every joint, local to its file parent in its file frame. Returns 0 when an allocation
+ * failed. */
 int creature_add_clip(creature_build *b, const char *name, float duration, creature_pose_fn fn,
                       const void *ctx);
 
@@ -178,5 +243,7 @@ uint8_t creature_add_piece(creature_build *b, const char *name, sinew_creature_p
  * failure. `kind` selects among the humanoid variants. */
 int creature_build_humanoid(creature_build *b, sinew_creature_kind kind);
 int creature_build_lizard(creature_build *b);
+/* The random family (random.c): the creature `traits` describes, with b->map set. */
+int creature_build_random(creature_build *b, const sinew_creature_traits *traits);
 
 #endif

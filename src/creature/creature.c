@@ -2,6 +2,7 @@
 #include "creature/builder.h"
 
 #include <float.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct kind_info {
@@ -34,12 +35,16 @@ static const kind_info kinds[SINEW_CREATURE_KIND_COUNT] = {
 
 const char *sinew_creature_kind_name(sinew_creature_kind kind)
 {
+    if (kind == SINEW_CREATURE_RANDOM) return "random";
     if (kind <= SINEW_CREATURE_INVALID || kind >= SINEW_CREATURE_KIND_COUNT) return "invalid";
     return kinds[kind].name;
 }
 
 const char *sinew_creature_kind_summary(sinew_creature_kind kind)
 {
+    if (kind == SINEW_CREATURE_RANDOM)
+        return "a creature drawn from a seed: body plan, fur, tail, extras, skeleton style, "
+               "unit scale";
     if (kind <= SINEW_CREATURE_INVALID || kind >= SINEW_CREATURE_KIND_COUNT) return "";
     return kinds[kind].summary;
 }
@@ -67,6 +72,16 @@ const char *sinew_creature_part_name(sinew_creature_part part)
         return "quiver";
     case SINEW_CREATURE_PART_EAR:
         return "ear";
+    case SINEW_CREATURE_PART_HORN:
+        return "horn";
+    case SINEW_CREATURE_PART_PLATE:
+        return "plate";
+    case SINEW_CREATURE_PART_MANE:
+        return "mane";
+    case SINEW_CREATURE_PART_FRILL:
+        return "frill";
+    case SINEW_CREATURE_PART_FUR:
+        return "fur";
     default:
         return "invalid";
     }
@@ -202,20 +217,23 @@ oom:
                            "creature: out of memory building the model");
 }
 
-sinew_result sinew_creature_build(sinew_creature_kind kind, const sinew_creature_options *options,
-                                  sinew_model **out_model, sinew_creature_truth *truth,
-                                  sinew_error *err)
+/* Builds a fixed kind (traits NULL) or the random creature `traits` describes. */
+static sinew_result build(sinew_creature_kind kind, const sinew_creature_traits *traits,
+                          const sinew_creature_options *options, sinew_model **out_model,
+                          sinew_creature_truth *truth, sinew_error *err)
 {
     if (out_model) *out_model = NULL;
     if (truth) memset(truth, 0, sizeof *truth);
     if (!out_model) return sinew_error_set(err, SINEW_ERR_ARGUMENT, "creature: out_model is NULL");
-    if (kind <= SINEW_CREATURE_INVALID || kind >= SINEW_CREATURE_KIND_COUNT)
+    if (!traits && (kind <= SINEW_CREATURE_INVALID || kind >= SINEW_CREATURE_KIND_COUNT))
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "creature: unknown kind %d", (int)kind);
-    float height = options && options->height != 0 ? options->height : kinds[kind].height;
+    const char *kind_name = traits ? "random" : kinds[kind].name;
+    float height =
+        options && options->height != 0 ? options->height : (traits ? 1.0f : kinds[kind].height);
     if (!(height > 0) || !isfinite(height) || height > 1e6f)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                               "creature %s: height %g is not a finite positive number",
-                               kinds[kind].name, (double)height);
+                               "creature %s: height %g is not a finite positive number", kind_name,
+                               (double)height);
 
     sinew_allocator alloc;
     memset(&alloc, 0, sizeof alloc);
@@ -235,28 +253,35 @@ sinew_result sinew_creature_build(sinew_creature_kind kind, const sinew_creature
     b->mesh.alloc = &model->allocator;
     b->truth = t;
     b->model = model;
-    t->kind = kind;
+    t->kind = traits ? SINEW_CREATURE_RANDOM : kind;
     t->tail_piece = -1;
 
-    int ok =
-        kind == SINEW_CREATURE_LIZARD ? creature_build_lizard(b) : creature_build_humanoid(b, kind);
+    int ok;
+    if (traits)
+        ok = creature_build_random(b, traits);
+    else
+        ok = kind == SINEW_CREATURE_LIZARD ? creature_build_lizard(b)
+                                           : creature_build_humanoid(b, kind);
     if (!ok) {
-        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "creature %s: out of memory",
-                            kinds[kind].name);
+        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "creature %s: out of memory", kind_name);
         goto fail;
     }
 
-    /* scale to the requested height, measured on the mesh */
+    /* scale to the requested height, measured on the mesh (a random creature is laid out
+     * with a body length of 1 and scaled to its drawn body length unless a height is asked) */
     float lo = FLT_MAX, hi = -FLT_MAX;
     for (uint32_t v = 0; v < b->mesh.vertex_count; v++) {
         lo = fminf(lo, b->mesh.positions[v].y);
         hi = fmaxf(hi, b->mesh.positions[v].y);
     }
     if (!(hi > lo)) {
-        r = sinew_error_set(err, SINEW_ERR_INTERNAL, "creature %s: empty mesh", kinds[kind].name);
+        r = sinew_error_set(err, SINEW_ERR_INTERNAL, "creature %s: empty mesh", kind_name);
         goto fail;
     }
-    rescale(b, height / (hi - lo));
+    if (traits && !(options && options->height != 0))
+        rescale(b, traits->body_length);
+    else
+        rescale(b, height / (hi - lo));
 
     r = fill_model(b, err);
     if (r != SINEW_OK) goto fail;
@@ -277,6 +302,20 @@ sinew_result sinew_creature_build(sinew_creature_kind kind, const sinew_creature
                 t->tail_piece = (int32_t)p;
                 t->tail_length = t->pieces[p].length;
             }
+        if (traits) {
+            t->traits = *traits;
+            if (options && options->height != 0) {
+                /* the asked height rescaled the drawn sizes: say so in the traits */
+                float k = height / (hi - lo) / traits->body_length;
+                t->traits.body_length *= k;
+                t->traits.unit_scale *= k;
+            }
+            t->tail_rigged = traits->tail_weights == SINEW_CREATURE_TAIL_WEIGHTS_RIGGED;
+            sinew_creature_traits_describe(&t->traits, t->description, sizeof t->description);
+        } else {
+            snprintf(t->description, sizeof t->description, "%s: %s", kinds[kind].name,
+                     kinds[kind].summary);
+        }
         t->allocator = alloc;
         *truth = *t;
     }
@@ -293,4 +332,20 @@ fail:
     sinew_free(&alloc, t);
     sinew_model_free(model);
     return r;
+}
+
+sinew_result sinew_creature_build(sinew_creature_kind kind, const sinew_creature_options *options,
+                                  sinew_model **out_model, sinew_creature_truth *truth,
+                                  sinew_error *err)
+{
+    return build(kind, NULL, options, out_model, truth, err);
+}
+
+sinew_result sinew_creature_build_random(uint64_t seed, const sinew_creature_options *options,
+                                         sinew_model **out_model, sinew_creature_truth *truth,
+                                         sinew_error *err)
+{
+    sinew_creature_traits traits;
+    sinew_creature_random_traits(seed, &traits);
+    return build(SINEW_CREATURE_RANDOM, &traits, options, out_model, truth, err);
 }

@@ -385,25 +385,6 @@ static void arms_down(const humanoid *h, creature_pose *p, float down, float swi
     p->delta[h->forearm[R]] = creature_rot(0, 1, 0, elbow_r);
 }
 
-/* Lowers the root until every leg reaches its ankle target with a slightly bent knee. */
-static void fit_root_height(const creature_skeleton *s, const humanoid *h, creature_pose *p)
-{
-    float best = p->root.y;
-    for (uint32_t k = 0; k < p->leg_count; k++) {
-        const creature_leg *leg = &p->legs[k];
-        sinew_vec3 hip = creature_pose_joint_position(s, p, leg->upper);
-        float above = hip.y - p->root.y;
-        float l = 0.985f * (sinew_vec3_distance(s->pos[h->leg[0]], s->pos[h->upleg[0]]) +
-                            sinew_vec3_distance(s->pos[h->foot[0]], s->pos[h->leg[0]]));
-        float dx = leg->ankle.x - hip.x, dz = leg->ankle.z - hip.z;
-        float horiz2 = dx * dx + dz * dz;
-        float reach = l * l > horiz2 ? sqrtf(l * l - horiz2) : 0.0f;
-        float top = leg->ankle.y + reach - above;
-        if (top < best) best = top;
-    }
-    p->root.y = best;
-}
-
 static void setup_legs(const creature_skeleton *s, const humanoid *h, creature_pose *p)
 {
     p->leg_count = 2;
@@ -458,7 +439,7 @@ static void gait_pose(const creature_skeleton *s, const void *ctx, float phase, 
     float fwd_l = clamp01(-c), fwd_r = clamp01(c);
     arms_down(h, p, 72.0f, swing, -swing, g->elbow * (0.6f + 0.6f * fwd_l),
               g->elbow * (0.6f + 0.6f * fwd_r));
-    fit_root_height(s, h, p);
+    creature_pose_fit_root_height(s, p);
 }
 
 typedef struct still {

@@ -29,10 +29,12 @@ struct sinew_dyn_rig {
     int32_t parent_node;
     int32_t end_node;
     int32_t nodes[SINEW_DYN_MAX_JOINTS];
-    sinew_dyn_params params;                 /* resolved and scaled */
-    float size_factor;                       /* s = reference_size / 1.91 */
-    sinew_quat parent_bind_inv;              /* inverse bind rotation of the parent: hips frame H =
-                                                R_parent(t) * parent_bind_inv (world axes at bind) */
+    sinew_dyn_params params;    /* resolved and scaled */
+    int floor_allowed;          /* 0 for a stub whose skin cannot bend a right angle in all (see
+                                   dyn_rig.c): it rides the body, the floor does not fold it */
+    float size_factor;          /* s = reference_size / 1.91 */
+    sinew_quat parent_bind_inv; /* inverse bind rotation of the parent: hips frame H =
+                                   R_parent(t) * parent_bind_inv (world axes at bind) */
     float cos_half_limit, sin_half_limit;    /* of bend_limit / 2 */
     float step_alpha;                        /* 1 - exp(-coupling_rate max_step) and */
     float step_decay;                        /* exp(-contact_damping max_step), for the fixed

@@ -11,6 +11,7 @@
 #include "dyn_internal.h"
 #include "dyn_math.h"
 
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,45 @@ static sinew_result bind_worlds(const sinew_model *m, sinew_mat4 *w, sinew_error
         }
     }
     return SINEW_OK;
+}
+
+/* The skin tolerates a bend: a link of length l through skin of radius r, bent by theta,
+ * squashes its inner side by about r theta / l (the blend between neighbouring bones spans a
+ * link), and skin is torn when squashed below 0.67 of its length; SKIN_STRAIN keeps a quarter
+ * instead of a third, the margin the spring's motion and the blend's unevenness need. So a
+ * link may bend SKIN_STRAIN l / r from its bind direction: 3.5 rad for a rat's or a cow's thin
+ * tail (no limit), 0.28 rad (16 degrees) for the UM bunny's round stub, which the default
+ * 25-degree cone and 50-degree carry tore (5.6% of its edge samples in Idle). */
+#define SKIN_STRAIN 0.15f
+/* The carry's static bend takes at most half of that, leaving the rest to the motion. */
+#define CARRY_SHARE 0.5f
+
+/* skin_limit[i] = SKIN_STRAIN l_i / r_i for each link, r_i the mean distance of the skin the
+ * link's joint dominates to the link's bind segment (FLT_MAX where it dominates none). */
+static void skin_bend_limits(const sinew_model *m, const sinew_mat4 *w, const sinew_dyn_rig *rig,
+                             const sinew_vec3 *dirs, float *skin_limit)
+{
+    double sum[SINEW_DYN_MAX_JOINTS] = {0};
+    uint32_t count[SINEW_DYN_MAX_JOINTS] = {0};
+    sinew_vec3 head[SINEW_DYN_MAX_JOINTS], tip[SINEW_DYN_MAX_JOINTS];
+    int32_t joint_link[SINEW_DYN_MAX_JOINTS];
+    for (uint32_t i = 0; i < rig->joint_count; i++) {
+        head[i] = sinew_mat4_translation(&w[rig->nodes[i]]);
+        tip[i] = sinew_vec3_madd(head[i], dirs[i], rig->bind_length[i]);
+        joint_link[i] = m->nodes[rig->nodes[i]].joint;
+        skin_limit[i] = FLT_MAX;
+    }
+    for (uint32_t v = 0; v < m->mesh.vertex_count && m->mesh.influence_joints; v++) {
+        int32_t j = m->mesh.influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
+        for (uint32_t i = 0; i < rig->joint_count; i++)
+            if (joint_link[i] == j) {
+                sum[i] += sinew_segment_distance(m->mesh.positions[v], head[i], tip[i]);
+                count[i]++;
+            }
+    }
+    for (uint32_t i = 0; i < rig->joint_count; i++)
+        if (count[i] && sum[i] > 0)
+            skin_limit[i] = SKIN_STRAIN * rig->bind_length[i] / (float)(sum[i] / count[i]);
 }
 
 /* inv(W0_parent) W0_child decomposed. */
@@ -303,17 +343,38 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
         rig->links[i].two_zeta_omega = 2.0f * p->damping_ratio * omega;
     }
 
+    /* How far the skin lets each link bend (see skin_bend_limits). */
+    float skin_limit[SINEW_DYN_MAX_JOINTS];
+    skin_bend_limits(model, w, rig, artist, skin_limit);
+    float carry_cap = FLT_MAX, bendable = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        carry_cap = fminf(carry_cap, CARRY_SHARE * skin_limit[i] * (float)n);
+        bendable += fminf(skin_limit[i], (float)SINEW_PI);
+    }
+    /* Floor contact overrides the bend limits to lay a tail on the ground; a stub whose skin
+     * cannot bend a right angle in all would fold instead (the UM bunny's round tail in its
+     * Death clip, lying on its back: 3.7% of its edge samples torn), so it rides the body. */
+    rig->floor_allowed = bendable >= 0.5f * (float)SINEW_PI;
     /* The centred rest arc, built in the hips frame (= world axes at bind). */
     sinew_vec3 c = sinew_vec3_normalize_or(sinew_vec3_make(0.0f, artist[0].y, artist[0].z),
                                            sinew_vec3_make(0.0f, -1.0f, 0.0f));
     sinew_quat frame = parent_bind; /* A_i, the corrected parent's bind rotation */
-    float total = p->carry + p->curvature;
+    float total = fminf(p->carry, carry_cap) + p->curvature;
     for (uint32_t i = 0; i < n; i++) {
         sinew_quat qi =
             dyn_slerp(sinew_quat_identity(), sinew_quat_swing(c, artist[i]), p->rest_curve);
         float angle = total * (float)(i + 1) / (float)n;
         sinew_quat rx = dyn_axis_angle(sinew_vec3_make(1, 0, 0), angle);
         sinew_vec3 u = sinew_quat_rotate(rx, sinew_quat_rotate(qi, c));
+        /* Where the skin, not the bind cone, limits a link (a stub: see skin_bend_limits), the
+         * rest arc may not bend it further from its bind direction than CARRY_SHARE of what
+         * the skin allows: a stubby or curled tail keeps its modelled shape. */
+        if (skin_limit[i] < p->bind_limit) {
+            float cap = CARRY_SHARE * skin_limit[i];
+            float bent = acosf(fminf(1.0f, fmaxf(-1.0f, sinew_vec3_dot(u, artist[i]))));
+            sinew_vec3 axis = sinew_vec3_normalize_or(sinew_vec3_cross(artist[i], u), c);
+            if (bent > cap) u = sinew_quat_rotate(dyn_axis_angle(axis, cap), artist[i]);
+        }
         sinew_quat uncorrected = sinew_quat_normalize(sinew_quat_mul(frame, local[i].rotation));
         sinew_vec3 cur = sinew_quat_rotate(uncorrected, rig->links[i].dir);
         sinew_quat fix = sinew_quat_swing(sinew_vec3_normalize_or(cur, u), u);
@@ -327,7 +388,7 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
         rig->links[i].bind_dir = bdir;
         float cb = fminf(1.0f, fmaxf(-1.0f, sinew_vec3_dot(sinew_vec3_normalize_or(bdir, rdir),
                                                            sinew_vec3_normalize_or(rdir, bdir))));
-        double cone = fmax((double)p->bind_limit, acos((double)cb));
+        double cone = fmax(fmin((double)p->bind_limit, (double)skin_limit[i]), acos((double)cb));
         rig->links[i].cos_bind = (float)dyn_cos(cone);
         rig->links[i].cos_half_bind = (float)dyn_cos(0.5 * cone);
         rig->links[i].sin_half_bind = (float)dyn_sin(0.5 * cone);

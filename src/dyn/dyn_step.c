@@ -347,6 +347,7 @@ static void job_floor(const sinew_dyn_step_job *job, int *on, float *y)
         *on = !(prm->disable & SINEW_DYN_NO_FLOOR);
         *y = prm->floor_height + prm->floor_clearance;
     }
+    *on = *on && job->rig->floor_allowed;
 }
 
 sinew_result sinew_dyn_step_validate(const sinew_dyn_step_job *job, sinew_error *err)

@@ -15,6 +15,7 @@
 #include "dyn_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define MAX_DIRECTIONS                                                                             \
     (24 * SINEW_DYN_SUPPORT_MAX_RESOLUTION * SINEW_DYN_SUPPORT_MAX_RESOLUTION + 2)
@@ -33,12 +34,29 @@ static uint32_t cube_directions(int n, sinew_vec3 *out)
     return count;
 }
 
-/* Weight bands split each bone's group (dominant weight >= 0.999: rigid with the bone; below:
- * blended). Measured on the shared models: with one band, a blended vertex that rigid motion
- * would put lowest took the group's extreme and hid a rigid vertex that was really lowest
- * (quaternius_TRex Death: 0.33% of the world size off at every resolution); split, 0.13%. */
-#define BANDS 2
-static const float band_floor[BANDS] = {0.999f, 0.0f};
+/* Vertices whose skinning is the same map have their lowest point on the hull of their
+ * group, whatever that map (LBS with fixed weights is one affine map, and an affine map keeps
+ * a point set's hull): so groups are made of vertices with the same dominant joint, the same
+ * second joint and a dominant weight in the same band of BAND_WIDTH (rigid vertices, weight
+ * >= 0.999, one band of their own). Measured on the shared models: with only rigid/blended
+ * bands, a blended vertex that rigid motion would put lowest hid a rigid one that was really
+ * lowest (quaternius_TRex Death: 0.33% of the world size off), and the quaternius Character's
+ * smooth low-poly skin was 1.0% off at every resolution; grouped by blend, both under 0.13%. */
+#define RIGID_WEIGHT 0.999f
+#define BAND_WIDTH 0.1f
+
+typedef struct group_key {
+    uint32_t key[3]; /* flags (limb contact), second joint + 1 (0: rigid), weight band */
+    uint32_t vertex;
+} group_key;
+
+static int cmp_keys(const void *a, const void *b)
+{
+    const group_key *x = a, *y = b;
+    for (int i = 0; i < 3; i++)
+        if (x->key[i] != y->key[i]) return x->key[i] < y->key[i] ? -1 : 1;
+    return (x->vertex > y->vertex) - (x->vertex < y->vertex);
+}
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -54,13 +72,30 @@ uint32_t sinew_dyn_support_build(const sinew_model *model, const uint8_t *tail,
     if (!model) return 0;
     const sinew_mesh *m = &model->mesh;
     if (!m->positions || !m->influence_joints || !m->influence_weights) return 0;
-    uint32_t n = options && options->resolution ? options->resolution : 3u;
+    uint32_t n = options && options->resolution ? options->resolution : 6u;
     if (n > SINEW_DYN_SUPPORT_MAX_RESOLUTION) n = SINEW_DYN_SUPPORT_MAX_RESOLUTION;
+    group_key *keys = malloc(((size_t)m->vertex_count + 1) * sizeof *keys);
+    if (!keys) return 0;
     sinew_vec3 dir[MAX_DIRECTIONS]; /* ~30 KB of scratch at the largest resolution */
     float best[MAX_DIRECTIONS];
     uint32_t pick[MAX_DIRECTIONS];
     uint32_t dir_count = 0, count = 0;
     for (uint32_t j = 0; j < model->skin.joint_count; j++) {
+        /* The joint's vertices, by group. */
+        uint32_t nk = 0;
+        for (uint32_t v = 0; v < m->vertex_count; v++) {
+            const size_t slot = (size_t)v * SINEW_MAX_INFLUENCES;
+            const float w0 = m->influence_weights[slot];
+            if (m->influence_joints[slot] != j || !(w0 > 0.0f) || (tail && tail[v])) continue;
+            const int rigid = w0 >= RIGID_WEIGHT;
+            group_key *k = &keys[nk++];
+            k->key[0] = limb_contact && limb_contact[v] ? 1u : 0u;
+            k->key[1] = rigid ? 0u : (uint32_t)m->influence_joints[slot + 1] + 1u;
+            k->key[2] = rigid ? 0u : (uint32_t)(w0 / BAND_WIDTH) + 1u;
+            k->vertex = v;
+        }
+        if (nk == 0) continue;
+        qsort(keys, nk, sizeof *keys, cmp_keys);
         /* d in the bone's bind frame is IBM^T d in bind space (columns of IBM dotted with d) */
         const float *ibm = model->skin.joints[j].inverse_bind.m;
         dir_count = cube_directions((int)n, dir);
@@ -70,22 +105,16 @@ uint32_t sinew_dyn_support_build(const sinew_model *model, const uint8_t *tail,
                                      ibm[4] * d.x + ibm[5] * d.y + ibm[6] * d.z,
                                      ibm[8] * d.x + ibm[9] * d.y + ibm[10] * d.z);
         }
-        for (uint32_t group = 0; group < 2 * BANDS; group++) {
-            const uint32_t limb = group / BANDS; /* 0: body, 1: limb contact (E) */
-            const float band_lo = band_floor[group % BANDS];
-            const float band_hi = group % BANDS ? band_floor[group % BANDS - 1] : 2.0f;
+        for (uint32_t g0 = 0; g0 < nk;) {
+            uint32_t g1 = g0 + 1;
+            while (g1 < nk && !memcmp(keys[g1].key, keys[g0].key, sizeof keys[g0].key))
+                g1++;
             for (uint32_t k = 0; k < dir_count; k++) {
                 best[k] = -INFINITY;
                 pick[k] = UINT32_MAX;
             }
-            for (uint32_t v = 0; v < m->vertex_count; v++) {
-                const size_t slot = (size_t)v * SINEW_MAX_INFLUENCES;
-                if (m->influence_joints[slot] != j || !(m->influence_weights[slot] > 0.0f))
-                    continue;
-                if (tail && tail[v]) continue;
-                if ((uint32_t)(limb_contact && limb_contact[v]) != limb) continue;
-                const float w0 = m->influence_weights[slot];
-                if (w0 < band_lo || w0 >= band_hi) continue;
+            for (uint32_t i = g0; i < g1; i++) {
+                const uint32_t v = keys[i].vertex;
                 const sinew_vec3 p = m->positions[v];
                 for (uint32_t k = 0; k < dir_count; k++) {
                     /* strict: of vertices at one position (seams) the first is kept */
@@ -96,26 +125,28 @@ uint32_t sinew_dyn_support_build(const sinew_model *model, const uint8_t *tail,
                     }
                 }
             }
-            if (pick[0] == UINT32_MAX) continue; /* the group is empty */
+            const uint32_t limb = keys[g0].key[0];
+            g0 = g1;
             qsort(pick, dir_count, sizeof pick[0], cmp_u32);
             for (uint32_t k = 0; k < dir_count; k++) {
                 if (k > 0 && pick[k] == pick[k - 1]) continue;
                 if (count < capacity && out) {
                     const uint32_t v = pick[k];
                     const size_t slot = (size_t)v * SINEW_MAX_INFLUENCES;
-                    sinew_dyn_support_sample *s = &out[count];
-                    s->position = m->positions[v];
-                    s->vertex = v;
+                    sinew_dyn_support_sample *smp = &out[count];
+                    smp->position = m->positions[v];
+                    smp->vertex = v;
                     for (int i = 0; i < SINEW_MAX_INFLUENCES; i++) {
-                        s->joints[i] = m->influence_joints[slot + (size_t)i];
-                        s->weights[i] = m->influence_weights[slot + (size_t)i];
+                        smp->joints[i] = m->influence_joints[slot + (size_t)i];
+                        smp->weights[i] = m->influence_weights[slot + (size_t)i];
                     }
-                    s->flags = limb ? SINEW_DYN_SUPPORT_LIMB : 0u;
+                    smp->flags = limb ? SINEW_DYN_SUPPORT_LIMB : 0u;
                 }
                 count++;
             }
         }
     }
+    free(keys);
     return count;
 }
 

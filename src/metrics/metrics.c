@@ -105,6 +105,65 @@ static void summarise(float *ratios, size_t n, sinew_stretch_stats *out)
     out->torn_share = (float)((double)torn / (double)n);
 }
 
+/* Skinned positions at the rest pose and at the moments of a clip, one moment at a time. */
+typedef struct skinner {
+    const sinew_model *model;
+    sinew_transform *pose;
+    sinew_mat4 *world, *skin;
+    sinew_vec3 *rest, *pos;
+} skinner;
+
+static void skinner_free(skinner *s)
+{
+    const sinew_allocator *a = &s->model->allocator;
+    sinew_free(a, s->pose);
+    sinew_free(a, s->world);
+    sinew_free(a, s->skin);
+    sinew_free(a, s->rest);
+    sinew_free(a, s->pos);
+}
+
+static void skin_pose(skinner *s, sinew_vec3 *out)
+{
+    sinew_pose_to_world(s->model, s->pose, s->world);
+    sinew_skin_matrices(s->model, s->world, s->skin);
+    sinew_skin_positions(s->model, s->skin, out);
+}
+
+/* Lengths are compared with the mesh skinned at the rest pose, in the same world units as the
+ * posed mesh: an armature may scale bind space (the Quaternius T-Rex by 100). */
+static sinew_result skinner_init(skinner *s, const sinew_model *model, sinew_error *err)
+{
+    const sinew_allocator *a = &model->allocator;
+    memset(s, 0, sizeof *s);
+    s->model = model;
+    s->pose = sinew_alloc(a, model->node_count, sizeof *s->pose);
+    s->world = sinew_alloc(a, model->node_count, sizeof *s->world);
+    s->skin = sinew_alloc(a, model->skin.joint_count, sizeof *s->skin);
+    s->rest = sinew_alloc(a, model->mesh.vertex_count, sizeof *s->rest);
+    s->pos = sinew_alloc(a, model->mesh.vertex_count, sizeof *s->pos);
+    if (!s->pose || !s->world || !s->skin || !s->rest || !s->pos) {
+        skinner_free(s);
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "edge stretch: out of memory");
+    }
+    sinew_pose_rest(model, s->pose);
+    skin_pose(s, s->rest);
+    return SINEW_OK;
+}
+
+static void skinner_at(skinner *s, const sinew_clip *clip, uint32_t k, uint32_t samples)
+{
+    sinew_clip_sample(s->model, clip, clip->duration * (float)k / (float)samples, s->pose);
+    skin_pose(s, s->pos);
+}
+
+/* Skinned over rest length of edge u-v at the current moment; 0 when it has no rest length. */
+static float edge_ratio(const skinner *s, uint32_t u, uint32_t v)
+{
+    float rest_length = sinew_vec3_distance(s->rest[u], s->rest[v]);
+    return rest_length > 0 ? sinew_vec3_distance(s->pos[u], s->pos[v]) / rest_length : 0.0f;
+}
+
 sinew_result sinew_metrics_stretch(const sinew_model *model, const sinew_clip *clip,
                                    const sinew_stretch_options *options, const uint8_t *selected,
                                    sinew_stretch_stats *in_selected, sinew_stretch_stats *in_others,
@@ -115,35 +174,25 @@ sinew_result sinew_metrics_stretch(const sinew_model *model, const sinew_clip *c
     uint32_t *edges = NULL, edge_count = 0;
     sinew_result r = sinew_metrics_unique_edges(model, &edges, &edge_count, err);
     if (r != SINEW_OK) return r;
+    skinner s;
+    if ((r = skinner_init(&s, model, err)) != SINEW_OK) {
+        sinew_free(a, edges);
+        return r;
+    }
     const size_t total = (size_t)edge_count * samples;
-    sinew_transform *pose = sinew_alloc(a, model->node_count, sizeof *pose);
-    sinew_mat4 *world = sinew_alloc(a, model->node_count, sizeof *world);
-    sinew_mat4 *skin = sinew_alloc(a, model->skin.joint_count, sizeof *skin);
-    sinew_vec3 *pos = sinew_alloc(a, model->mesh.vertex_count, sizeof *pos);
-    sinew_vec3 *rest = sinew_alloc(a, model->mesh.vertex_count, sizeof *rest);
-    float *sel = sinew_alloc(a, total, sizeof *sel), *oth = sinew_alloc(a, total, sizeof *oth);
+    float *sel = sinew_alloc(a, total + 1, sizeof *sel),
+          *oth = sinew_alloc(a, total + 1, sizeof *oth);
     size_t nsel = 0, noth = 0;
-    if (!pose || !world || !skin || !pos || !rest || !sel || !oth) {
+    if (!sel || !oth) {
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "edge stretch: out of memory");
         goto done;
     }
-    /* Lengths are compared with the mesh skinned at the rest pose, in the same world units as
-     * the posed mesh: an armature may scale bind space (the Quaternius T-Rex by 100). */
-    sinew_pose_rest(model, pose);
-    sinew_pose_to_world(model, pose, world);
-    sinew_skin_matrices(model, world, skin);
-    sinew_skin_positions(model, skin, rest);
     for (uint32_t k = 0; k < samples; k++) {
-        float t = clip->duration * (float)k / (float)samples;
-        sinew_clip_sample(model, clip, t, pose);
-        sinew_pose_to_world(model, pose, world);
-        sinew_skin_matrices(model, world, skin);
-        sinew_skin_positions(model, skin, pos);
+        skinner_at(&s, clip, k, samples);
         for (uint32_t e = 0; e < edge_count; e++) {
             uint32_t u = edges[2 * e], v = edges[2 * e + 1];
-            float rest_length = sinew_vec3_distance(rest[u], rest[v]);
-            if (!(rest_length > 0)) continue;
-            float ratio = sinew_vec3_distance(pos[u], pos[v]) / rest_length;
+            float ratio = edge_ratio(&s, u, v);
+            if (!(ratio > 0)) continue;
             int su = selected ? selected[u] != 0 : 0, sv = selected ? selected[v] != 0 : 0;
             if (su && sv)
                 sel[nsel++] = ratio;
@@ -155,14 +204,35 @@ sinew_result sinew_metrics_stretch(const sinew_model *model, const sinew_clip *c
     if (in_others) summarise(oth, noth, in_others);
 done:
     sinew_free(a, edges);
-    sinew_free(a, pose);
-    sinew_free(a, world);
-    sinew_free(a, skin);
-    sinew_free(a, pos);
-    sinew_free(a, rest);
+    skinner_free(&s);
     sinew_free(a, sel);
     sinew_free(a, oth);
     return r;
+}
+
+sinew_result sinew_metrics_edge_ratios(const sinew_model *model, const sinew_clip *clip,
+                                       uint32_t samples, const uint32_t *edges, uint32_t edge_count,
+                                       float *out, sinew_error *err)
+{
+    if (!samples) samples = 24;
+    skinner s;
+    sinew_result r = skinner_init(&s, model, err);
+    if (r != SINEW_OK) return r;
+    for (uint32_t k = 0; k < samples; k++) {
+        skinner_at(&s, clip, k, samples);
+        for (uint32_t e = 0; e < edge_count; e++)
+            out[(size_t)k * edge_count + e] = edge_ratio(&s, edges[2 * e], edges[2 * e + 1]);
+    }
+    skinner_free(&s);
+    return SINEW_OK;
+}
+
+void sinew_stretch_summarise(float *ratios, size_t count, sinew_stretch_stats *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++)
+        if (ratios[i] > 0) ratios[n++] = ratios[i];
+    summarise(ratios, n, out);
 }
 
 void sinew_metrics_dominated_by(const sinew_model *model, const int32_t *joints,

@@ -1,22 +1,66 @@
-/* Is a far piece an appendage, where does it hang from, and what happens to it (seed 000, "Onde
- * ela se conecta?" and "E um apendice ou faz parte do corpo?"; the verdict list is issue 3,
- * method 5, and the seed's last section: only long pieces hanging from the pelvis grow a
- * chain; ears, capes, skirts, sleeves and spine pieces are left alone by default).
+/* Which protrusions are appendages, where they hang from, and what happens to them
+ * (docs/appendages.md, "What a protrusion is").
  *
- *   attach joint   nearest deforming joint to the collar centre; a torso or thigh joint within
- *                  1.5x of the nearest wins (thigh heads sit as close as the hips around a
- *                  tail root), unless the nearest is on the head. The collar's weights are
- * deliberately not used: on a tail modelled as its own shell the collar carries the very weights
- * being fixed. appendage      centroid-to-skeleton distance >= 40% of the piece's reach (far torso
- * skin wraps a bone, so its centroid falls back onto it). long           elongation sqrt(l1 / l2)
- * of the covariance >= 1.6 (tail ~2.6, cape ~1). merge          pieces at one attachment whose
- * boxes overlap by more than half of the smaller box are one appendage (fur over skin: one tail,
- * one chain). */
+ *   piece      a walk (protrusion.c) at least SMALL_LENGTH of H long and at least as long as it
+ *              is thick; shorter ones are the skin just beyond a bone's end (a hoof, a snout,
+ *              a finger tip) and are only counted.
+ *   attach     the deforming joint nearest the piece's root section, a torso or thigh joint
+ *              within 1.5x of the nearest preferred (around the pelvis the thigh heads sit as
+ *              close as the hips, and a tail between them belongs to the body), never over a
+ *              head joint. The root's skin weights are deliberately not used: on a tail
+ *              modelled as its own shell they are the very weights being fixed.
+ *   merge      pieces at one attachment whose boxes overlap by more than half of the smaller
+ *              box are one appendage (fur over skin, two shells: one tail, one chain).
+ *   verdict    at the pelvis (or low on the spine, not pointing up) and at least as long as
+ *              thick: a tail, chained (or rigid in --mode rigid); shorter there: a bump
+ *              (unchanged); on the head: ears, horns (unchanged); on the spine: a
+ *              mane, plates, a quiver (unchanged, or dressed rigidly with dress_spine); on a
+ *              limb: unchanged.
+ *   ownership  a piece owns the skin of its walk; a chained or rigid piece also owns the rest
+ *              of a separate shell it mostly covers (a tail modelled as its own shell sunk into
+ *              the body: its hidden root).
+ */
 #include "rig_internal.h"
 
+#include <ctype.h>
 #include <float.h>
 #include <stdio.h>
 #include <string.h>
+
+/* A walk is a piece when it reaches this far (fraction of H) from its tip: the shortest tail
+ * measured (Quaternius deer) is 0.11 H; bone ends (hooves, snouts, finger tips beyond their
+ * last joint) measured 0.01-0.04 H and stay small below elongation 1. */
+#define SMALL_LENGTH 0.02f
+/* Default length / thickness at or above which a piece at the pelvis is a tail: at least as
+ * long as thick. Measured (length over twice the median section radius) on the shared models'
+ * tails: 1.1 (the Quaternius deer's flap) and 1.4 (the UM bunny's round tail) to 24 (the rat);
+ * bumps at the pelvis that are not tails: 1.0 (a 4-vertex fold on the rigged Velociraptor,
+ * 0.027 H long, which TAIL_LENGTH excludes too). */
+#define TAIL_ELONGATION 1.0f
+/* A tail reaches at least this far (fraction of H) from its root: 0.08 H is the shortest
+ * measured (the deer's); a procedural tail of 0.1 body lengths is about 0.04 H. */
+#define TAIL_LENGTH 0.03f
+/* A tail sticks out of the body: its tip lies at least this many root-section radii from the
+ * root section's centre. Measured: tails 1.1 (the UM bunny's round tail) and 1.3 (the deer's
+ * flap) to 11; low domes the walks also find on a back or a rump: 0.07-0.30. */
+#define PROTRUDES 0.6f
+/* A piece whose cross-sections mostly end on the mesh's boundary is a sheet (a cape, a flap, a
+ * strip of cloth), not a tube; so is one modelled with thickness that is flat as a whole
+ * (flatness below SHEET_FLAT) and across (median section flatness below SHEET_ACROSS).
+ * Measured: the procedural cape 0.086 and 0.62; tails of the shared models and of 245
+ * procedural creatures at least 0.17 as a whole (a tail curling in a plane) and 0.62 across
+ * (the Quaternius wolf's flattened tail 0.67, the quaternius fox's 0.72). */
+#define SHEET_SHARE 0.5f
+#define SHEET_FLAT 0.12f
+#define SHEET_ACROSS 0.7f
+/* A protrusion on the spine counts as hanging from the pelvis when its root lies in the
+ * bottom third of the spine (pelvis to head) and it does not point up (cos 45 degrees): a tail
+ * at the small of the back (the UM bunny's, nearest its Abdomen joint), not dorsal plates or
+ * spikes (they point up) nor a mane or a quiver (higher up). */
+#define LOWER_SPINE 0.34f
+#define POINTS_UP 0.7071f
+/* cos 30 degrees: see stands_up. */
+#define STANDS_UP 0.866f
 
 const char *sinew_rig_verdict_name(sinew_rig_verdict v)
 {
@@ -25,18 +69,20 @@ const char *sinew_rig_verdict_name(sinew_rig_verdict v)
         return "chain";
     case SINEW_RIG_VERDICT_RIGID:
         return "rigid";
-    case SINEW_RIG_VERDICT_BODY:
-        return "body";
     case SINEW_RIG_VERDICT_HEAD:
         return "head";
-    case SINEW_RIG_VERDICT_GARMENT:
-        return "garment";
     case SINEW_RIG_VERDICT_SPINE:
         return "spine";
     case SINEW_RIG_VERDICT_DRESSED:
         return "dressed";
     case SINEW_RIG_VERDICT_LIMB:
         return "limb";
+    case SINEW_RIG_VERDICT_SKIPPED:
+        return "skipped";
+    case SINEW_RIG_VERDICT_BUMP:
+        return "bump";
+    case SINEW_RIG_VERDICT_SHEET:
+        return "sheet";
     case SINEW_RIG_VERDICT_MERGED:
         return "merged";
     default:
@@ -49,9 +95,7 @@ sinew_rig_options rig_options_resolve(const sinew_rig_options *options)
     sinew_rig_options o;
     memset(&o, 0, sizeof o);
     if (options) o = *options;
-    if (!(o.far_fraction > 0)) o.far_fraction = 0.07f;
-    if (!(o.centroid_ratio > 0)) o.centroid_ratio = 0.40f;
-    if (!(o.min_elongation > 0)) o.min_elongation = 1.6f;
+    if (!(o.min_elongation > 0)) o.min_elongation = TAIL_ELONGATION;
     if (!(o.attach_preference > 0)) o.attach_preference = 1.5f;
     if (!(o.segment_fraction > 0)) o.segment_fraction = 0.1f;
     if (!(o.blend_width > 0) || o.blend_width > 1) o.blend_width = 1.0f;
@@ -65,15 +109,14 @@ static void analysis_free(sinew_rig_analysis *a)
     sinew_free(&al, a->regions);
     sinew_free(&al, a->deforms);
     sinew_free(&al, a->segments);
-    sinew_free(&al, a->far);
-    sinew_free(&al, a->lobe);
     sinew_free(&al, a->adj_start);
     sinew_free(&al, a->adj);
-    sinew_free(&al, a->rep_piece);
     sinew_free(&al, a->shell);
-    sinew_free(&al, a->collar_start);
-    sinew_free(&al, a->collar);
-    sinew_free(&al, a->root_of);
+    sinew_free(&al, a->wtri);
+    sinew_free(&al, a->wtri_start);
+    sinew_free(&al, a->wtri_of);
+    sinew_free(&al, a->piece_runs);
+    rig_runs_free(&a->runs);
     sinew_free(&al, (void *)a->owned_weld);
     sinew_free(&al, a);
 }
@@ -89,85 +132,70 @@ void sinew_rig_report_free(sinew_rig_report *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Per-group geometry accumulated over welded representatives (each position once). */
-typedef struct group_stats {
-    double n, sx, sy, sz, sxx, sxy, sxz, syy, syz, szz;
-    sinew_vec3 lo, hi;
-    float reach;
-    uint32_t vertex_count, far_count;
-} group_stats;
-
-static void stats_add(group_stats *g, sinew_vec3 p, float dist)
-{
-    if (g->n == 0) g->lo = g->hi = p;
-    g->n += 1;
-    g->sx += p.x, g->sy += p.y, g->sz += p.z;
-    g->sxx += (double)p.x * p.x, g->sxy += (double)p.x * p.y, g->sxz += (double)p.x * p.z;
-    g->syy += (double)p.y * p.y, g->syz += (double)p.y * p.z, g->szz += (double)p.z * p.z;
-    g->lo = sinew_vec3_make(fminf(g->lo.x, p.x), fminf(g->lo.y, p.y), fminf(g->lo.z, p.z));
-    g->hi = sinew_vec3_make(fmaxf(g->hi.x, p.x), fmaxf(g->hi.y, p.y), fmaxf(g->hi.z, p.z));
-    if (dist > g->reach) g->reach = dist;
-}
-
-static sinew_vec3 stats_centroid(const group_stats *g)
-{
-    if (g->n == 0) return sinew_vec3_make(0, 0, 0);
-    return sinew_vec3_make((float)(g->sx / g->n), (float)(g->sy / g->n), (float)(g->sz / g->n));
-}
-
-/* sqrt(l1 / l2) of the covariance; 99 when the piece is a line. */
-static float stats_elongation(const group_stats *g)
-{
-    if (g->n < 3) return 1.0f;
-    double mx = g->sx / g->n, my = g->sy / g->n, mz = g->sz / g->n;
-    double c[9];
-    c[0] = g->sxx / g->n - mx * mx;
-    c[1] = c[3] = g->sxy / g->n - mx * my;
-    c[2] = c[6] = g->sxz / g->n - mx * mz;
-    c[4] = g->syy / g->n - my * my;
-    c[5] = c[7] = g->syz / g->n - my * mz;
-    c[8] = g->szz / g->n - mz * mz;
-    double val[3], vec[9];
-    sinew_sym3_eigen(c, val, vec);
-    if (!(val[1] > 1e-30)) return 99.0f;
-    double e = sqrt(val[0] / val[1]);
-    return e > 99 ? 99.0f : (float)e;
-}
-
-static double box_volume(sinew_vec3 lo, sinew_vec3 hi, float pad)
-{
-    return ((double)hi.x - lo.x + pad) * ((double)hi.y - lo.y + pad) * ((double)hi.z - lo.z + pad);
-}
-
-/* Overlap of two boxes as a fraction of the smaller one (boxes padded so flat pieces count). */
-static double box_overlap(const sinew_rig_piece *a, const sinew_rig_piece *b, float pad)
-{
-    double ov = 1;
-    float alo[3] = {a->box_min.x, a->box_min.y, a->box_min.z};
-    float ahi[3] = {a->box_max.x, a->box_max.y, a->box_max.z};
-    float blo[3] = {b->box_min.x, b->box_min.y, b->box_min.z};
-    float bhi[3] = {b->box_max.x, b->box_max.y, b->box_max.z};
-    for (int k = 0; k < 3; k++) {
-        double lo = fmax(alo[k], blo[k]), hi = fmin(ahi[k], bhi[k]);
-        double d = hi - lo + pad;
-        if (d <= 0) return 0;
-        ov *= d;
-    }
-    double va = box_volume(a->box_min, a->box_max, pad),
-           vb = box_volume(b->box_min, b->box_max, pad);
-    double vmin = va < vb ? va : vb;
-    return vmin > 0 ? ov / vmin : 0;
-}
-
-static int is_torso_or_thigh(uint8_t region)
-{
-    return region == SINEW_RIG_REGION_PELVIS || region == SINEW_RIG_REGION_SPINE ||
-           region == SINEW_RIG_REGION_THIGH;
-}
-
 static int at_pelvis(uint8_t region)
 {
     return region == SINEW_RIG_REGION_PELVIS || region == SINEW_RIG_REGION_THIGH;
+}
+
+/* Where along the spine polyline (pelvis, spine joints, head) the point p projects: 0 at the
+ * pelvis, 1 at the head. */
+static float spine_fraction(const sinew_model *m, const sinew_rig_landmarks *lm, sinew_vec3 p)
+{
+    sinew_vec3 pts[SINEW_RIG_MAX_SPINE + 2];
+    uint32_t n = 0;
+    pts[n++] = rig_joint_position(m, (uint32_t)lm->pelvis);
+    for (uint32_t i = 0; i < lm->spine_count; i++)
+        pts[n++] = rig_joint_position(m, (uint32_t)lm->spine[i]);
+    if (lm->head >= 0) pts[n++] = rig_joint_position(m, (uint32_t)lm->head);
+    float total = 0, best = FLT_MAX, at = 0;
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        sinew_vec3 ab = sinew_vec3_sub(pts[i + 1], pts[i]);
+        float l2 = sinew_vec3_dot(ab, ab), l = sqrtf(l2);
+        float t = l2 > 0 ? sinew_vec3_dot(sinew_vec3_sub(p, pts[i]), ab) / l2 : 0;
+        t = t < 0 ? 0 : (t > 1 ? 1 : t);
+        float d = sinew_vec3_distance(p, sinew_vec3_madd(pts[i], ab, t));
+        if (d < best) best = d, at = total + t * l;
+        total += l;
+    }
+    return total > 0 ? at / total : 0;
+}
+
+/* 1 when the piece leaves the body within 30 degrees of straight up: a plate or a spike on
+ * the back or the rump, not a tail (tails leave backwards or down; the random creatures' and
+ * the shared models' raised tails leave at most 35 degrees above horizontal). The direction
+ * is the piece's own near its root: from the root section to the section a root radius
+ * (at least a quarter of the piece) further out. */
+static int stands_up(const rig_run *run, const sinew_rig_landmarks *lm)
+{
+    const rig_section *root = NULL, *out = NULL;
+    for (uint32_t i = run->section_count; i-- > 0;)
+        if (run->sections[i].perimeter > 0) {
+            if (!root) {
+                root = &run->sections[i];
+                continue;
+            }
+            out = &run->sections[i];
+            if (root->g - out->g >= fmaxf(root->radius, 0.25f * run->cut)) break;
+        }
+    if (!root || !out) return 0;
+    sinew_vec3 d = sinew_vec3_normalize_or(sinew_vec3_sub(out->centre, root->centre),
+                                           sinew_vec3_make(0, 0, 0));
+    return sinew_vec3_dot(d, lm->up) > STANDS_UP;
+}
+
+/* Hangs from the pelvis: attached to it (or a thigh), or low on the spine and not upwards; and
+ * not standing up from the back. */
+static int hangs_from_pelvis(const sinew_rig_analysis *a, const sinew_model *m,
+                             const sinew_rig_report *rep, uint32_t p)
+{
+    const sinew_rig_piece *pc = &rep->pieces[p];
+    if (stands_up(&a->runs.items[a->piece_runs[p]], &rep->landmarks)) return 0;
+    if (at_pelvis((uint8_t)pc->attach_region)) return 1;
+    if (pc->attach_region != SINEW_RIG_REGION_SPINE || rep->landmarks.pelvis < 0) return 0;
+    sinew_vec3 d =
+        sinew_vec3_normalize_or(sinew_vec3_sub(pc->tip, pc->root), sinew_vec3_make(0, 0, 0));
+    return spine_fraction(m, &rep->landmarks, pc->root) <= LOWER_SPINE &&
+           sinew_vec3_dot(d, rep->landmarks.up) < POINTS_UP;
 }
 
 /* Nearest deforming joint to c, with the torso/thigh preference. */
@@ -180,7 +208,11 @@ static int32_t attach_joint(const sinew_rig_analysis *a, const sinew_model *m, s
         if (!a->deforms[j]) continue;
         float d = sinew_vec3_distance(c, rig_joint_position(m, j));
         if (d < bd) bd = d, best = (int32_t)j;
-        if (is_torso_or_thigh(a->regions[j]) && d < td) td = d, best_torso = (int32_t)j;
+        uint8_t rg = a->regions[j];
+        if ((rg == SINEW_RIG_REGION_PELVIS || rg == SINEW_RIG_REGION_SPINE ||
+             rg == SINEW_RIG_REGION_THIGH) &&
+            d < td)
+            td = d, best_torso = (int32_t)j;
     }
     /* The preference settles pelvis-versus-thigh-head ties; it never pulls a piece off the
      * head (ears sit nearer the neck than 1.5x the head's distance). */
@@ -196,379 +228,336 @@ static const char *joint_name(const sinew_model *m, int32_t j)
     return n ? n : "(unnamed)";
 }
 
-sinew_result rig_classify(sinew_rig_analysis *a, const sinew_model *m, const sinew_rig_options *opt,
-                          sinew_rig_report *rep, sinew_error *err)
+static int name_says_tail(const char *name)
 {
-    const uint32_t nv = m->mesh.vertex_count, np = a->far_piece_count;
+    for (const char *p = name; p && p[0]; p++)
+        if (tolower((unsigned char)p[0]) == 't' && tolower((unsigned char)p[1]) == 'a' &&
+            tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'l')
+            return 1;
+    return 0;
+}
+
+/* The root of a tail the skeleton already has: a deforming joint named "tail" in a branch of
+ * the pelvis (or its ancestors) that is no leg, whose parent is not itself such a joint. */
+static int32_t find_rigged_tail(const sinew_rig_analysis *a, const sinew_model *m)
+{
+    for (uint32_t j = 0; j < a->joint_count; j++) {
+        if (!a->deforms[j] || !name_says_tail(joint_name(m, (int32_t)j))) continue;
+        uint8_t rg = a->regions[j];
+        if (rg == SINEW_RIG_REGION_HEAD || rg == SINEW_RIG_REGION_THIGH) continue;
+        int32_t p = rig_parent_joint(m, j);
+        if (p >= 0 && name_says_tail(joint_name(m, p))) continue;
+        return (int32_t)j;
+    }
+    return -1;
+}
+
+static int listed(const uint32_t *list, uint32_t count, uint32_t p)
+{
+    for (uint32_t i = 0; i < count; i++)
+        if (list[i] == p) return 1;
+    return 0;
+}
+
+/* The centre of the run's last open section: where it leaves the body. */
+static sinew_vec3 run_root(const rig_run *run, const sinew_model *m)
+{
+    for (uint32_t i = run->section_count; i-- > 0;)
+        if (run->sections[i].perimeter > 0) return run->sections[i].centre;
+    return m->mesh.positions[run->tip];
+}
+
+static double box_volume(sinew_vec3 lo, sinew_vec3 hi, float pad)
+{
+    return ((double)hi.x - lo.x + pad) * ((double)hi.y - lo.y + pad) * ((double)hi.z - lo.z + pad);
+}
+
+/* Overlap of two boxes as a fraction of the smaller one (boxes padded so flat pieces count). */
+static double box_overlap(const sinew_rig_piece *a, const sinew_rig_piece *b, float pad)
+{
+    double ov = 1;
+    const float *alo = &a->box_min.x, *ahi = &a->box_max.x, *blo = &b->box_min.x,
+                *bhi = &b->box_max.x;
+    for (int k = 0; k < 3; k++) {
+        double d = fmin(ahi[k], bhi[k]) - fmax(alo[k], blo[k]) + pad;
+        if (d <= 0) return 0;
+        ov *= d;
+    }
+    double va = box_volume(a->box_min, a->box_max, pad),
+           vb = box_volume(b->box_min, b->box_max, pad);
+    double vmin = va < vb ? va : vb;
+    return vmin > 0 ? ov / vmin : 0;
+}
+
+/* Pieces from the walks: geometry, attachment. a->piece_runs[p] = run index of piece p. */
+static sinew_result pieces_from_runs(sinew_rig_analysis *a, const sinew_model *m,
+                                     const sinew_rig_options *opt, sinew_rig_report *rep,
+                                     sinew_error *err)
+{
     const float H = rep->scale;
-    rep->pieces = sinew_alloc(&a->alloc, np + 1, sizeof *rep->pieces);
-    group_stats *gs = sinew_alloc(&a->alloc, np + 1, sizeof *gs);
-    uint32_t *shell_total = sinew_alloc(&a->alloc, nv + 1, sizeof *shell_total);
-    uint32_t *shell_mine = sinew_alloc(&a->alloc, nv + 1, sizeof *shell_mine);
-    sinew_result r = SINEW_OK;
-    if (!rep->pieces || !gs || !shell_total || !shell_mine) {
-        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "classify: out of memory");
-        goto done;
-    }
-    rep->piece_count = np;
-    /* 1. Per far piece: geometry, collar centre, attach joint. */
-    for (uint32_t v = 0; v < nv; v++) {
-        uint32_t p = a->rep_piece[a->weld[v]];
-        if (p == RIG_NONE) continue;
-        gs[p].vertex_count++;
-        if (a->weld[v] == v) stats_add(&gs[p], m->mesh.positions[v], rep->vertex_distance[v]);
-    }
-    for (uint32_t p = 0; p < np; p++) {
-        sinew_rig_piece *pc = &rep->pieces[p];
+    const rig_runs *runs = &a->runs;
+    rep->pieces = sinew_alloc(&a->alloc, runs->count + 1, sizeof *rep->pieces);
+    a->piece_runs = sinew_alloc(&a->alloc, runs->count + 1, sizeof *a->piece_runs);
+    if (!rep->pieces || !a->piece_runs)
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+    for (uint32_t i = 0; i < runs->count; i++) {
+        const rig_run *run = &runs->items[i];
+        float length = run->cut, thickness = 2 * run->radius;
+        if (!(length >= SMALL_LENGTH * H) || !(length >= 0.5f * thickness) || !(run->radius > 0)) {
+            rep->small_count += run->vertex_count > 0;
+            continue;
+        }
+        sinew_rig_piece *pc = &rep->pieces[rep->piece_count];
+        memset(pc, 0, sizeof *pc);
+        a->piece_runs[rep->piece_count++] = i;
         pc->merged_into = -1;
         pc->merged_shells = 1;
-        pc->vertex_count = pc->far_count = gs[p].vertex_count;
-        pc->box_min = gs[p].lo;
-        pc->box_max = gs[p].hi;
-        sinew_vec3 c = sinew_vec3_make(0, 0, 0);
-        uint32_t cn = a->collar_start[p + 1] - a->collar_start[p];
-        for (uint32_t k = a->collar_start[p]; k < a->collar_start[p + 1]; k++)
-            c = sinew_vec3_add(c, m->mesh.positions[a->collar[k]]);
-        if (cn) {
-            c = sinew_vec3_scale(c, 1.0f / (float)cn);
-        } else { /* a detached shell: its root is where it comes closest to the skeleton */
-            float dmin = FLT_MAX;
-            for (uint32_t v = 0; v < nv; v++)
-                if (a->weld[v] == v && a->rep_piece[v] == p)
-                    dmin = fminf(dmin, rep->vertex_distance[v]);
-            uint32_t k = 0;
-            for (uint32_t v = 0; v < nv; v++)
-                if (a->weld[v] == v && a->rep_piece[v] == p &&
-                    rep->vertex_distance[v] <= dmin + 0.02f * H)
-                    c = sinew_vec3_add(c, m->mesh.positions[v]), k++;
-            if (k) c = sinew_vec3_scale(c, 1.0f / (float)k);
+        pc->length = length;
+        pc->radius = run->radius;
+        pc->elongation = length / thickness;
+        pc->root = run_root(run, m);
+        uint32_t sections = 0, open = 0, flat_across = 0;
+        float root_radius = 0;
+        for (uint32_t k = 0; k < run->section_count; k++) {
+            if (!(run->sections[k].perimeter > 0)) continue;
+            sections++;
+            open += run->sections[k].open_ends > 0;
+            flat_across += run->sections[k].flatness < SHEET_ACROSS;
+            root_radius = run->sections[k].radius;
         }
-        pc->collar_centre = c;
-        pc->attach_joint = attach_joint(a, m, c, opt->attach_preference);
+        pc->sheet = open > SHEET_SHARE * (float)sections;
+        pc->protrusion =
+            root_radius > 0
+                ? sinew_vec3_distance(m->mesh.positions[run->tip], pc->root) / root_radius
+                : 0;
+        pc->tip = m->mesh.positions[run->tip];
+        pc->box_min = pc->box_max = pc->tip;
+        double sum[3] = {0, 0, 0}, sq[9] = {0};
+        for (uint32_t k = 0; k < run->vertex_count; k++) {
+            sinew_vec3 p = m->mesh.positions[run->vertices[k]];
+            const double v[3] = {(double)p.x - pc->tip.x, (double)p.y - pc->tip.y,
+                                 (double)p.z - pc->tip.z};
+            for (int r = 0; r < 3; r++) {
+                sum[r] += v[r];
+                for (int c = 0; c < 3; c++)
+                    sq[3 * r + c] += v[r] * v[c];
+            }
+            pc->box_min = sinew_vec3_make(fminf(pc->box_min.x, p.x), fminf(pc->box_min.y, p.y),
+                                          fminf(pc->box_min.z, p.z));
+            pc->box_max = sinew_vec3_make(fmaxf(pc->box_max.x, p.x), fmaxf(pc->box_max.y, p.y),
+                                          fmaxf(pc->box_max.z, p.z));
+        }
+        /* How flat the piece is as a whole: sqrt of its smallest over its middle spread. */
+        if (run->vertex_count >= 3) {
+            const double n = run->vertex_count;
+            double cov[9], val[3], vec[9];
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++)
+                    cov[3 * r + c] = sq[3 * r + c] / n - sum[r] * sum[c] / (n * n);
+            sinew_sym3_eigen(cov, val, vec);
+            pc->flatness = val[1] > 0 ? (float)sqrt(fmax(val[2], 0) / val[1]) : 0.0f;
+        }
+        pc->sheet |= pc->flatness < SHEET_FLAT && 2 * flat_across > sections;
+        pc->attach_joint = attach_joint(a, m, pc->root, opt->attach_preference);
         pc->attach_region = pc->attach_joint >= 0 ? (sinew_rig_region)a->regions[pc->attach_joint]
                                                   : SINEW_RIG_REGION_OTHER;
     }
-    /* 2. Merge: bigger pieces absorb smaller ones at the same attachment whose boxes overlap
-     * by more than half, and pieces of one separate shell (a cape that passes near a bone
-     * falls into several far pieces; it is still one cape). The body's own shell, the one
-     * with the most vertices, is never merged this way. Visit in descending size (ties by
-     * index) so the result is stable. */
-    for (uint32_t v = 0; v < nv; v++)
-        if (a->weld[v] == v) shell_total[a->shell[v]]++;
-    uint32_t main_shell = 0;
-    for (uint32_t v = 0; v < nv; v++)
-        if (shell_total[v] > shell_total[main_shell]) main_shell = v;
-    for (uint32_t v = 0; v < nv; v++)
-        if (a->weld[v] == v && a->rep_piece[v] != RIG_NONE)
-            shell_mine[a->rep_piece[v]] = a->shell[v];
-    {
-        const float pad = 1e-3f * H;
-        for (uint32_t round = 0; round < np; round++) {
-            int changed = 0;
-            for (uint32_t i = 0; i < np; i++) {
-                sinew_rig_piece *pi = &rep->pieces[i];
-                if (pi->merged_into >= 0) continue;
-                for (uint32_t j = 0; j < np; j++) {
-                    sinew_rig_piece *pj = &rep->pieces[j];
-                    if (j == i || pj->merged_into >= 0) continue;
-                    if (pj->vertex_count > pi->vertex_count ||
-                        (pj->vertex_count == pi->vertex_count && j < i))
-                        continue;
-                    int same = pi->attach_joint == pj->attach_joint ||
-                               (at_pelvis((uint8_t)pi->attach_region) &&
-                                at_pelvis((uint8_t)pj->attach_region));
-                    int one_shell = shell_mine[i] == shell_mine[j] && shell_mine[i] != main_shell;
-                    if (!one_shell && (!same || box_overlap(pi, pj, pad) <= 0.5)) continue;
-                    pj->merged_into = (int32_t)i;
-                    pj->verdict = SINEW_RIG_VERDICT_MERGED;
-                    if (one_shell)
-                        snprintf(pj->reason, sizeof pj->reason,
-                                 "merged into piece %u: the same separate shell", i);
-                    else
-                        snprintf(pj->reason, sizeof pj->reason,
-                                 "merged into piece %u: same attachment, boxes overlap by more "
-                                 "than half (shells over one another)",
-                                 i);
-                    a->root_of[j] = i;
-                    pi->vertex_count += pj->vertex_count;
-                    pi->far_count += pj->far_count;
-                    pi->merged_shells += pj->merged_shells;
-                    pi->box_min = sinew_vec3_make(fminf(pi->box_min.x, pj->box_min.x),
-                                                  fminf(pi->box_min.y, pj->box_min.y),
-                                                  fminf(pi->box_min.z, pj->box_min.z));
-                    pi->box_max = sinew_vec3_make(fmaxf(pi->box_max.x, pj->box_max.x),
-                                                  fmaxf(pi->box_max.y, pj->box_max.y),
-                                                  fmaxf(pi->box_max.z, pj->box_max.z));
-                    /* Anything merged into j follows it. */
-                    for (uint32_t k = 0; k < np; k++)
-                        if (a->root_of[k] == j) a->root_of[k] = i;
-                    changed = 1;
-                }
-            }
-            if (!changed) break;
+    return SINEW_OK;
+}
+
+/* Bigger pieces absorb smaller ones at the same attachment whose boxes overlap by more than
+ * half (visited biggest first, so the result does not depend on the walk order). */
+static void merge_overlapping(const sinew_rig_analysis *a, sinew_rig_report *rep)
+{
+    const float pad = 1e-3f * rep->scale;
+    for (uint32_t i = 0; i < rep->piece_count; i++) {
+        sinew_rig_piece *pi = &rep->pieces[i];
+        if (pi->merged_into >= 0) continue;
+        for (uint32_t j = 0; j < rep->piece_count; j++) {
+            sinew_rig_piece *pj = &rep->pieces[j];
+            if (j == i || pj->merged_into >= 0) continue;
+            uint32_t ni = a->runs.items[a->piece_runs[i]].vertex_count;
+            uint32_t nj = a->runs.items[a->piece_runs[j]].vertex_count;
+            if (nj > ni || (nj == ni && j < i)) continue;
+            int same =
+                pi->attach_joint == pj->attach_joint ||
+                (at_pelvis((uint8_t)pi->attach_region) && at_pelvis((uint8_t)pj->attach_region));
+            if (!same || box_overlap(pi, pj, pad) <= 0.5) continue;
+            pj->merged_into = (int32_t)i;
+            pj->verdict = SINEW_RIG_VERDICT_MERGED;
+            snprintf(pj->reason, sizeof pj->reason,
+                     "merged into piece %u: same attachment, the two overlap (shells over one "
+                     "another)",
+                     i);
+            pi->merged_shells += pj->merged_shells;
+            pi->box_min = sinew_vec3_make(fminf(pi->box_min.x, pj->box_min.x),
+                                          fminf(pi->box_min.y, pj->box_min.y),
+                                          fminf(pi->box_min.z, pj->box_min.z));
+            pi->box_max = sinew_vec3_make(fmaxf(pi->box_max.x, pj->box_max.x),
+                                          fmaxf(pi->box_max.y, pj->box_max.y),
+                                          fmaxf(pi->box_max.z, pj->box_max.z));
+            for (uint32_t k = 0; k < rep->piece_count; k++) /* anything merged into j follows */
+                if (rep->pieces[k].merged_into == (int32_t)j)
+                    rep->pieces[k].merged_into = (int32_t)i;
         }
-        for (uint32_t k = 0; k < np; k++)
-            if (rep->pieces[k].merged_into >= 0)
-                rep->pieces[k].merged_into = (int32_t)a->root_of[k];
     }
-    /* 3. Group geometry over merged pieces, then verdicts. */
-    for (uint32_t p = 0; p < np; p++) {
-        if (a->root_of[p] == p) continue;
-        group_stats *dst = &gs[a->root_of[p]], *src = &gs[p];
-        if (src->n == 0) continue;
-        if (dst->n == 0) {
-            *dst = *src;
-            continue;
+}
+
+/* The verdict of each piece that is not merged, then the user's overrides. */
+static void decide(const sinew_rig_analysis *a, const sinew_model *m, const sinew_rig_options *opt,
+                   sinew_rig_report *rep, int32_t tail_from)
+{
+    /* --tail-from: the longest piece rooted nearest the named joint is the tail. */
+    int32_t forced = -1;
+    if (tail_from >= 0) {
+        float best = FLT_MAX;
+        sinew_vec3 at = rig_joint_position(m, (uint32_t)tail_from);
+        for (uint32_t p = 0; p < rep->piece_count; p++) {
+            const sinew_rig_piece *pc = &rep->pieces[p];
+            if (pc->merged_into >= 0) continue;
+            float d = sinew_vec3_distance(pc->root, at) / fmaxf(pc->length, 1e-30f);
+            if (d < best) best = d, forced = (int32_t)p;
         }
-        dst->n += src->n;
-        dst->sx += src->sx, dst->sy += src->sy, dst->sz += src->sz;
-        dst->sxx += src->sxx, dst->sxy += src->sxy, dst->sxz += src->sxz;
-        dst->syy += src->syy, dst->syz += src->syz, dst->szz += src->szz;
-        if (src->reach > dst->reach) dst->reach = src->reach;
     }
-    for (uint32_t p = 0; p < np; p++) {
+    for (uint32_t p = 0; p < rep->piece_count; p++) {
         sinew_rig_piece *pc = &rep->pieces[p];
         if (pc->merged_into >= 0) continue;
-        /* Collar centre of a merged group: mean over all its collars. */
-        if (pc->merged_shells > 1) {
-            sinew_vec3 c = sinew_vec3_make(0, 0, 0);
-            uint32_t cn = 0;
-            for (uint32_t q = 0; q < np; q++) {
-                if (a->root_of[q] != p) continue;
-                for (uint32_t k = a->collar_start[q]; k < a->collar_start[q + 1]; k++)
-                    c = sinew_vec3_add(c, m->mesh.positions[a->collar[k]]), cn++;
-            }
-            if (cn) pc->collar_centre = sinew_vec3_scale(c, 1.0f / (float)cn);
-            pc->attach_joint = attach_joint(a, m, pc->collar_centre, opt->attach_preference);
-            pc->attach_region = pc->attach_joint >= 0
-                                    ? (sinew_rig_region)a->regions[pc->attach_joint]
-                                    : SINEW_RIG_REGION_OTHER;
-        }
-        sinew_vec3 centroid = stats_centroid(&gs[p]);
-        pc->reach = gs[p].reach;
-        pc->centroid_distance = rig_skeleton_distance(a->segments, a->segment_count, centroid);
-        pc->centroid_ratio = pc->reach > 0 ? pc->centroid_distance / pc->reach : 0;
-        pc->elongation = stats_elongation(&gs[p]);
         const char *att = joint_name(m, pc->attach_joint);
-        const char *region = sinew_rig_region_name(pc->attach_region);
-        int appendage = pc->centroid_ratio >= opt->centroid_ratio;
-        int is_long = pc->elongation >= opt->min_elongation;
-        sinew_rig_verdict v;
         char *why = pc->reason;
         const size_t wn = sizeof pc->reason;
-        if (gs[p].n < 16) { /* a few stray positions (a strip's unboned end) are no appendage */
-            v = SINEW_RIG_VERDICT_BODY;
-            snprintf(why, wn, "too small to measure (%u positions): left unchanged",
-                     (unsigned)gs[p].n);
-        } else if (!appendage) {
-            v = SINEW_RIG_VERDICT_BODY;
-            snprintf(why, wn,
-                     "centroid falls back onto the skeleton (ratio %.2f < %.2f): body skin, "
-                     "unchanged",
-                     (double)pc->centroid_ratio, (double)opt->centroid_ratio);
+        const int is_long = pc->elongation >= opt->min_elongation &&
+                            pc->length >= TAIL_LENGTH * rep->scale && pc->protrusion >= PROTRUDES;
+        const int pelvic = hangs_from_pelvis(a, m, rep, p);
+        const int user_chain =
+            (int32_t)p == forced || listed(opt->chain_pieces, opt->chain_piece_count, p);
+        const char *chained = opt->mode == SINEW_RIG_MODE_RIGID
+                                  ? "rigid on the pelvis (--mode rigid)"
+                                  : "a tail: bone chain";
+        sinew_rig_verdict v;
+        if (user_chain) {
+            v = opt->mode == SINEW_RIG_MODE_RIGID ? SINEW_RIG_VERDICT_RIGID
+                                                  : SINEW_RIG_VERDICT_CHAIN;
+            snprintf(why, wn, "%s by request (%s), %.1fx as long as thick, root at %s",
+                     v == SINEW_RIG_VERDICT_RIGID ? "rigid" : "chained",
+                     (int32_t)p == forced ? "--tail-from" : "--piece", (double)pc->elongation, att);
+        } else if (pc->sheet) {
+            v = SINEW_RIG_VERDICT_SHEET;
+            snprintf(why, wn, "a sheet, not a tube (a cape, a flap, a strip), at %s: unchanged",
+                     att);
         } else if (pc->attach_region == SINEW_RIG_REGION_HEAD) {
             v = SINEW_RIG_VERDICT_HEAD;
-            snprintf(why, wn, "hangs from the head (%s): ears stay rigid with the head", att);
-        } else if (at_pelvis((uint8_t)pc->attach_region)) {
-            if (is_long) {
-                v = opt->mode == SINEW_RIG_MODE_RIGID ? SINEW_RIG_VERDICT_RIGID
-                                                      : SINEW_RIG_VERDICT_CHAIN;
-                snprintf(why, wn,
-                         "long (elongation %.2f >= %.2f) and hangs from the pelvis (%s, %s): %s",
-                         (double)pc->elongation, (double)opt->min_elongation, att, region,
-                         v == SINEW_RIG_VERDICT_RIGID ? "rigid on the pelvis (--mode rigid)"
-                                                      : "tail chain");
-            } else {
-                v = SINEW_RIG_VERDICT_GARMENT;
-                snprintf(why, wn,
-                         "wide at the waist (elongation %.2f < %.2f, %s): a garment keeps the "
-                         "rigger's weights",
-                         (double)pc->elongation, (double)opt->min_elongation, att);
-            }
-        } else if (pc->attach_region == SINEW_RIG_REGION_SPINE) {
-            if (is_long) {
-                v = opt->dress_spine ? SINEW_RIG_VERDICT_DRESSED : SINEW_RIG_VERDICT_SPINE;
-                snprintf(why, wn, "long piece on the spine (%s, elongation %.2f): %s", att,
-                         (double)pc->elongation,
-                         opt->dress_spine ? "dressed rigidly on its bone (--dress-spine)"
-                                          : "dressed, not grown; unchanged (see --dress-spine)");
-            } else {
-                v = SINEW_RIG_VERDICT_GARMENT;
-                snprintf(why, wn,
-                         "wide piece on the torso (%s, elongation %.2f < %.2f): a cape keeps the "
-                         "rigger's weights",
-                         att, (double)pc->elongation, (double)opt->min_elongation);
-            }
+            snprintf(why, wn, "on the head (%s): ears and horns stay rigid with it", att);
+        } else if (pelvic && is_long) {
+            v = opt->mode == SINEW_RIG_MODE_RIGID ? SINEW_RIG_VERDICT_RIGID
+                                                  : SINEW_RIG_VERDICT_CHAIN;
+            snprintf(why, wn,
+                     "no bone inside, %.1fx as long as thick, hangs from the pelvis (%s): %s",
+                     (double)pc->elongation, att, chained);
+        } else if (pelvic) {
+            v = SINEW_RIG_VERDICT_BUMP;
+            snprintf(why, wn,
+                     "at the pelvis (%s) but sticks out %.1f root radii, %.1fx as long as thick, "
+                     "%.2f H long (a tail: %.1f, %.1fx, %.2f H): a bump, unchanged",
+                     att, (double)pc->protrusion, (double)pc->elongation,
+                     (double)(pc->length / rep->scale), (double)PROTRUDES,
+                     (double)opt->min_elongation, (double)TAIL_LENGTH);
+        } else if (pc->attach_region == SINEW_RIG_REGION_SPINE ||
+                   at_pelvis((uint8_t)pc->attach_region)) {
+            v = opt->dress_spine ? SINEW_RIG_VERDICT_DRESSED : SINEW_RIG_VERDICT_SPINE;
+            snprintf(why, wn, "on the back or neck (%s): %s", att,
+                     opt->dress_spine
+                         ? "rigid on its bone (--dress-spine)"
+                         : "a mane, plates or a quiver; unchanged (see --dress-spine)");
         } else {
             v = SINEW_RIG_VERDICT_LIMB;
-            snprintf(why, wn, "hangs from a limb (%s, %s): sleeves and such stay unchanged", att,
-                     region);
+            snprintf(why, wn, "on a limb (%s, %s): unchanged", att,
+                     sinew_rig_region_name(pc->attach_region));
+        }
+        if ((v == SINEW_RIG_VERDICT_CHAIN || v == SINEW_RIG_VERDICT_RIGID) &&
+            listed(opt->skip_pieces, opt->skip_piece_count, p)) {
+            v = SINEW_RIG_VERDICT_SKIPPED;
+            snprintf(why, wn, "would be a tail; left unchanged by request (--skip)");
         }
         pc->verdict = v;
     }
-    /* 4. Vertex ownership; a chain/rigid piece also owns the near part of its own shells
-     * (a tail modelled as its own shell: otherwise its root ring keeps the shin's weights). */
-    for (uint32_t v = 0; v < nv; v++) {
-        uint32_t p = a->rep_piece[a->weld[v]];
-        rep->vertex_piece[v] = p == RIG_NONE ? RIG_NONE : a->root_of[p];
+}
+
+/* Vertex ownership (see the header). */
+static sinew_result own_vertices(sinew_rig_analysis *a, const sinew_model *m, sinew_rig_report *rep,
+                                 sinew_error *err)
+{
+    const uint32_t nv = m->mesh.vertex_count;
+    uint32_t *rep_piece = sinew_alloc(&a->alloc, nv + 1, sizeof *rep_piece);
+    uint32_t *total = sinew_alloc(&a->alloc, nv + 1, sizeof *total);
+    uint32_t *mine = sinew_alloc(&a->alloc, nv + 1, sizeof *mine);
+    if (!rep_piece || !total || !mine) {
+        sinew_free(&a->alloc, rep_piece);
+        sinew_free(&a->alloc, total);
+        sinew_free(&a->alloc, mine);
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
     }
-    for (uint32_t p = 0; p < np; p++) {
-        sinew_rig_piece *pc = &rep->pieces[p];
-        if (pc->verdict != SINEW_RIG_VERDICT_CHAIN && pc->verdict != SINEW_RIG_VERDICT_RIGID)
-            continue;
-        memset(shell_mine, 0, (size_t)nv * sizeof *shell_mine);
+    for (uint32_t v = 0; v < nv; v++)
+        rep_piece[v] = RIG_NONE;
+    for (uint32_t p = 0; p < rep->piece_count; p++) {
+        const sinew_rig_piece *pc = &rep->pieces[p];
+        uint32_t owner = pc->merged_into >= 0 ? (uint32_t)pc->merged_into : p;
+        const rig_run *run = &a->runs.items[a->piece_runs[p]];
+        for (uint32_t k = 0; k < run->vertex_count; k++)
+            if (rep_piece[run->vertices[k]] == RIG_NONE) rep_piece[run->vertices[k]] = owner;
+    }
+    /* A separate shell mostly inside a chained or rigid piece is all of it. */
+    for (uint32_t v = 0; v < nv; v++)
+        if (a->weld[v] == v) total[a->shell[v]]++;
+    uint32_t main_shell = 0;
+    for (uint32_t v = 0; v < nv; v++)
+        if (total[v] > total[main_shell]) main_shell = v;
+    for (uint32_t p = 0; p < rep->piece_count; p++) {
+        sinew_rig_verdict vd = rep->pieces[p].verdict;
+        if (vd != SINEW_RIG_VERDICT_CHAIN && vd != SINEW_RIG_VERDICT_RIGID) continue;
+        memset(mine, 0, (size_t)nv * sizeof *mine);
         for (uint32_t v = 0; v < nv; v++)
-            if (a->weld[v] == v && rep->vertex_piece[v] == p) shell_mine[a->shell[v]]++;
+            if (a->weld[v] == v && rep_piece[v] == p) mine[a->shell[v]]++;
         for (uint32_t v = 0; v < nv; v++) {
-            uint32_t s = a->shell[a->weld[v]];
-            if (rep->vertex_piece[v] != RIG_NONE || shell_mine[s] * 2 < shell_total[s]) continue;
-            rep->vertex_piece[v] = p;
-            pc->vertex_count++;
+            uint32_t s = a->shell[v];
+            if (a->weld[v] == v && rep_piece[v] == RIG_NONE && s != main_shell &&
+                2 * mine[s] >= total[s])
+                rep_piece[v] = p;
         }
     }
-done:
-    sinew_free(&a->alloc, gs);
-    sinew_free(&a->alloc, shell_total);
-    sinew_free(&a->alloc, shell_mine);
-    return r;
-}
-
-/* A chain lobe split off a bigger piece still carries the body skin around its root (the
- * rump ring around a tail that continues the body's surface). In the chain's first segment,
- * skin that is only just far (under 1.4x the far threshold from the skeleton) is that ring,
- * not tail: on the Khronos fox the rump ring lies at 1.03-1.36x and the tail from 1.51x. */
-static sinew_result trim_split_chains(sinew_rig_analysis *a, const sinew_model *m,
-                                      const sinew_rig_options *opt, sinew_rig_report *rep,
-                                      sinew_error *err)
-{
-    const uint32_t nv = m->mesh.vertex_count;
-    uint32_t *verts = sinew_alloc(&a->alloc, nv + 1, sizeof *verts);
-    float *g = sinew_alloc(&a->alloc, nv + 1, sizeof *g);
-    sinew_result r = SINEW_OK;
-    if (!verts || !g) {
-        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
-        goto done;
+    for (uint32_t v = 0; v < nv; v++) {
+        uint32_t p = rep_piece[a->weld[v]];
+        rep->vertex_piece[v] = p;
+        if (p != RIG_NONE) rep->pieces[p].vertex_count++;
     }
-    for (uint32_t p = 0; p < rep->piece_count; p++) {
-        sinew_rig_piece *pc = &rep->pieces[p];
-        if (pc->verdict != SINEW_RIG_VERDICT_CHAIN && pc->verdict != SINEW_RIG_VERDICT_RIGID)
-            continue;
-        if (!rig_piece_is_split(a, rep, p)) continue;
-        uint32_t count = 0;
-        for (uint32_t v = 0; v < nv; v++)
-            if (rep->vertex_piece[v] == p) verts[count++] = v;
-        rig_chain_geo geo;
-        if ((r = rig_chain_geometry(a, m, rep, p, opt->segment_fraction, verts, count, 0, g, &geo,
-                                    err)) != SINEW_OK)
-            goto done;
-        const float first = geo.L / (float)geo.K;
-        const float limit = 1.4f * rep->far_threshold;
-        for (uint32_t i = 0; i < count; i++) {
-            uint32_t v = verts[i], w = a->weld[v];
-            if ((g[w] != FLT_MAX && g[w] >= first) || rep->vertex_distance[v] >= limit ||
-                !a->far[v])
-                continue;
-            rep->vertex_piece[v] = RIG_NONE;
-            pc->vertex_count--;
-            if (a->far[v]) pc->far_count--;
-        }
-    }
-done:
-    sinew_free(&a->alloc, verts);
-    sinew_free(&a->alloc, g);
-    return r;
-}
-
-/* The far threshold cuts a tail's root ring in two where the tail leaves the body at a slant
- * (its upper half near, its lower half far). A vertex right outside a chain piece that is
- * mostly surrounded by it (at least half of its neighbours) and nearer the new chain than any
- * existing bone is that ring's own skin and joins the piece. One ring only: the body around
- * the root stays as the rigger left it. */
-static sinew_result grow_root_rings(sinew_rig_analysis *a, const sinew_model *m,
-                                    const sinew_rig_options *opt, sinew_rig_report *rep,
-                                    sinew_error *err)
-{
-    const uint32_t nv = m->mesh.vertex_count;
-    uint32_t *verts = sinew_alloc(&a->alloc, nv + 1, sizeof *verts);
-    float *g = sinew_alloc(&a->alloc, nv + 1, sizeof *g);
-    uint8_t *join = sinew_alloc(&a->alloc, nv + 1, 1);
-    sinew_result r = SINEW_OK;
-    if (!verts || !g || !join) {
-        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
-        goto done;
-    }
-    for (uint32_t p = 0; p < rep->piece_count; p++) {
-        sinew_rig_piece *pc = &rep->pieces[p];
-        if (pc->verdict != SINEW_RIG_VERDICT_CHAIN && pc->verdict != SINEW_RIG_VERDICT_RIGID)
-            continue;
-        if (rig_piece_is_split(a, rep, p)) continue; /* trimmed by the 1.4x rule: leave it */
-        uint32_t count = 0;
-        for (uint32_t v = 0; v < nv; v++)
-            if (rep->vertex_piece[v] == p) verts[count++] = v;
-        rig_chain_geo geo;
-        if ((r = rig_chain_geometry(a, m, rep, p, opt->segment_fraction, verts, count, 0, g, &geo,
-                                    err)) != SINEW_OK)
-            goto done;
-        memset(join, 0, nv);
-        for (uint32_t i = 0; i < count; i++) {
-            uint32_t v = verts[i];
-            if (a->weld[v] != v) continue;
-            for (uint32_t k = a->adj_start[v]; k < a->adj_start[v + 1]; k++) {
-                uint32_t o = a->adj[k];
-                if (rep->vertex_piece[o] != RIG_NONE || join[o]) continue;
-                uint32_t in = 0, all = 0;
-                for (uint32_t kk = a->adj_start[o]; kk < a->adj_start[o + 1]; kk++)
-                    all++, in += rep->vertex_piece[a->adj[kk]] == p;
-                float dpoly = FLT_MAX;
-                for (uint32_t b = 0; b < geo.K; b++) {
-                    rig_segment sg = {geo.J[b], geo.J[b + 1], 0};
-                    dpoly = fminf(dpoly, rig_segment_distance(&sg, m->mesh.positions[o]));
-                }
-                if (2 * in >= all && dpoly < rep->vertex_distance[o]) join[o] = 1;
-            }
-        }
-        for (uint32_t v = 0; v < nv; v++)
-            if (join[a->weld[v]] && rep->vertex_piece[v] == RIG_NONE) {
-                rep->vertex_piece[v] = p;
-                pc->vertex_count++;
-            }
-    }
-done:
-    sinew_free(&a->alloc, verts);
-    sinew_free(&a->alloc, g);
-    sinew_free(&a->alloc, join);
-    return r;
-}
-
-/* (Re)labels far pieces and classifies them, dropping any previous labels. */
-static sinew_result pieces_and_verdicts(sinew_rig_analysis *a, const sinew_model *m,
-                                        const sinew_rig_options *opt, sinew_rig_report *rep,
-                                        sinew_error *err)
-{
-    sinew_free(&a->alloc, a->rep_piece);
-    sinew_free(&a->alloc, a->collar_start);
-    sinew_free(&a->alloc, a->collar);
-    sinew_free(&a->alloc, a->root_of);
-    sinew_free(&a->alloc, rep->pieces);
-    a->rep_piece = a->collar_start = a->collar = a->root_of = NULL;
-    rep->pieces = NULL;
-    rep->piece_count = 0;
-    a->far_piece_count = 0;
-    sinew_result r = rig_find_pieces(a, m, err);
-    if (r != SINEW_OK) return r;
-    return rig_classify(a, m, opt, rep, err);
+    sinew_free(&a->alloc, rep_piece);
+    sinew_free(&a->alloc, total);
+    sinew_free(&a->alloc, mine);
+    return SINEW_OK;
 }
 
 sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_options *options,
                                        sinew_rig_report *rep, sinew_error *err)
 {
     memset(rep, 0, sizeof *rep);
+    rep->rigged_tail = -1;
     sinew_rig_options opt = rig_options_resolve(options);
     if (opt.allocator) rep->allocator = *opt.allocator;
     if (!m || m->skin.joint_count == 0)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "tail: the model has no skin joints");
     if (m->mesh.vertex_count == 0)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "tail: the model has no skinned mesh");
+    if (!(m->size.scale > 0))
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "tail: the mesh has no extent (every vertex at one point)");
+    int32_t tail_from = -1;
+    if (opt.tail_from) {
+        int32_t node = sinew_model_find_node(m, opt.tail_from);
+        tail_from = node >= 0 ? m->nodes[node].joint : -1;
+        if (tail_from < 0)
+            return sinew_error_set(err, SINEW_ERR_NOT_FOUND,
+                                   "tail: --tail-from names no joint of the skin: \"%s\"",
+                                   opt.tail_from);
+    }
     const uint32_t nv = m->mesh.vertex_count;
     sinew_rig_analysis *a = sinew_alloc(&rep->allocator, 1, sizeof *a);
     if (!a) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
@@ -578,19 +567,11 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
     a->joint_count = m->skin.joint_count;
     rep->vertex_count = nv;
     rep->scale = m->size.scale;
-    if (!(rep->scale > 0)) {
-        sinew_rig_report_free(rep);
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                               "tail: the model has no size (call sinew_model_update_size)");
-    }
-    rep->far_threshold = opt.far_fraction * rep->scale;
     a->regions = sinew_alloc(&a->alloc, a->joint_count, 1);
-    a->far = sinew_alloc(&a->alloc, nv, 1);
-    a->lobe = sinew_alloc(&a->alloc, nv, sizeof *a->lobe);
     rep->vertex_piece = sinew_alloc(&a->alloc, nv, sizeof *rep->vertex_piece);
     rep->vertex_distance = sinew_alloc(&a->alloc, nv, sizeof *rep->vertex_distance);
     sinew_result r = SINEW_OK;
-    if (!a->regions || !a->far || !a->lobe || !rep->vertex_piece || !rep->vertex_distance) {
+    if (!a->regions || !rep->vertex_piece || !rep->vertex_distance) {
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
         goto fail;
     }
@@ -605,80 +586,17 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
         if (a->weld[v] == v)
             rep->vertex_distance[v] =
                 rig_skeleton_distance(a->segments, a->segment_count, m->mesh.positions[v]);
-    for (uint32_t v = 0; v < nv; v++) {
+    for (uint32_t v = 0; v < nv; v++)
         rep->vertex_distance[v] = rep->vertex_distance[a->weld[v]];
-        a->far[v] = rep->vertex_distance[v] > rep->far_threshold;
-    }
     if ((r = rig_build_graph(a, m, err)) != SINEW_OK) goto fail;
-    if ((r = pieces_and_verdicts(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
-    /* A tail that continues the body's surface (one welded mesh, a thick quadruped: the
-     * Khronos fox) joins the far skin of the haunches into one piece that wraps a bone and
-     * fails the appendage test. Such pieces at the torso are split into lobes by a watershed
-     * on the distance field (each lobe rises to its own peak: a haunch's bulge, a tail's tip),
-     * and the split is kept where a lobe becomes a chain reaching at least 3x the far
-     * threshold (a tail reaches far; a skirt's bulge does not). */
-    {
-        uint8_t *cand = sinew_alloc(&a->alloc, rep->piece_count + 1, 1);
-        uint32_t *piece1 = sinew_alloc(&a->alloc, nv, sizeof *piece1);
-        uint32_t *lobes = sinew_alloc(&a->alloc, nv, sizeof *lobes);
-        if (!cand || !piece1 || !lobes) {
-            sinew_free(&a->alloc, cand);
-            sinew_free(&a->alloc, piece1);
-            sinew_free(&a->alloc, lobes);
-            r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
-            goto fail;
-        }
-        uint32_t ncand = 0;
-        for (uint32_t p = 0; p < rep->piece_count; p++) {
-            const sinew_rig_piece *pc = &rep->pieces[p];
-            sinew_rig_verdict vd = pc->verdict;
-            int torso = pc->attach_region == SINEW_RIG_REGION_PELVIS ||
-                        pc->attach_region == SINEW_RIG_REGION_THIGH ||
-                        pc->attach_region == SINEW_RIG_REGION_SPINE;
-            /* Only a piece that reaches as far as an accepted lobe must can hold one. */
-            cand[p] = torso && pc->reach >= 3.0f * rep->far_threshold &&
-                      (vd == SINEW_RIG_VERDICT_BODY || vd == SINEW_RIG_VERDICT_SPINE ||
-                       vd == SINEW_RIG_VERDICT_DRESSED || vd == SINEW_RIG_VERDICT_GARMENT);
-            ncand += cand[p];
-        }
-        if (ncand) {
-            /* Lobe ids per pass-one piece (a->rep_piece still holds pass-one labels). */
-            if ((r = rig_split_lobes(a, m, rep->vertex_distance, cand, 0.1f * rep->far_threshold,
-                                     err)) != SINEW_OK)
-                goto split_fail;
-            memcpy(lobes, a->lobe, nv * sizeof *lobes);
-            for (uint32_t v = 0; v < nv; v++)
-                piece1[v] = a->rep_piece[a->weld[v]];
-            if ((r = pieces_and_verdicts(a, m, &opt, rep, err)) != SINEW_OK) goto split_fail;
-            /* Keep the split only for the pieces where it produced a far-reaching chain. */
-            uint8_t *keep = sinew_alloc(&a->alloc, nv + 1, 1);
-            if (!keep) {
-                r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
-                goto split_fail;
-            }
-            for (uint32_t v = 0; v < nv; v++) {
-                uint32_t p2 = rep->vertex_piece[v];
-                if (p2 == RIG_NONE || !a->far[v] || piece1[v] == RIG_NONE || !cand[piece1[v]])
-                    continue;
-                const sinew_rig_piece *pc = &rep->pieces[p2];
-                if ((pc->verdict == SINEW_RIG_VERDICT_CHAIN ||
-                     pc->verdict == SINEW_RIG_VERDICT_RIGID) &&
-                    pc->reach >= 3.0f * rep->far_threshold)
-                    keep[piece1[v]] = 1;
-            }
-            for (uint32_t v = 0; v < nv; v++)
-                a->lobe[v] = piece1[v] != RIG_NONE && keep[piece1[v]] ? lobes[v] : 0;
-            sinew_free(&a->alloc, keep);
-            if ((r = pieces_and_verdicts(a, m, &opt, rep, err)) != SINEW_OK) goto split_fail;
-        }
-    split_fail:
-        sinew_free(&a->alloc, cand);
-        sinew_free(&a->alloc, piece1);
-        sinew_free(&a->alloc, lobes);
-        if (r != SINEW_OK) goto fail;
-    }
-    if ((r = trim_split_chains(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
-    if ((r = grow_root_rings(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
+    if ((r = rig_find_runs(a, m, rep->scale, rep->landmarks.pelvis, &a->runs, err)) != SINEW_OK)
+        goto fail;
+    if ((r = pieces_from_runs(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
+    merge_overlapping(a, rep);
+    decide(a, m, &opt, rep, tail_from);
+    a->chain_parent = tail_from >= 0 ? tail_from : rep->landmarks.pelvis;
+    if ((r = own_vertices(a, m, rep, err)) != SINEW_OK) goto fail;
+    rep->rigged_tail = find_rigged_tail(a, m);
     /* Weighted distance before: the rigger's weights. */
     {
         sinew_vec3 *jp = sinew_alloc(&a->alloc, a->joint_count, sizeof *jp);

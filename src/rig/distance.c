@@ -54,17 +54,7 @@ sinew_result rig_build_segments(sinew_rig_analysis *a, const sinew_model *m, sin
         sinew_free(&a->alloc, dkids);
         return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "distance field: out of memory");
     }
-    uint32_t any = 0;
-    for (uint32_t v = 0; v < m->mesh.vertex_count; v++)
-        for (uint32_t s = 0; s < SINEW_MAX_INFLUENCES; s++) {
-            float w = m->mesh.influence_weights[v * SINEW_MAX_INFLUENCES + s];
-            uint16_t j = m->mesh.influence_joints[v * SINEW_MAX_INFLUENCES + s];
-            if (w > 0.05f && j < n && !a->deforms[j]) {
-                a->deforms[j] = 1;
-                any++;
-            }
-        }
-    if (!any) memset(a->deforms, 1, n); /* no weights at all: every joint is a bone */
+    rig_mark_deforming(m, a->deforms);
     for (uint32_t j = 0; j < n; j++) {
         int32_t p = rig_parent_joint(m, j);
         while (p >= 0 && !a->deforms[p])

@@ -1,21 +1,63 @@
-/* Landmarks: pelvis, spine, thighs and head on any skeleton (issue 3, method 8).
+/* Landmarks: pelvis, spine, thighs and head on any skeleton (docs/appendages.md, "Landmarks").
  *
  * Names lie (Quaternius dinosaurs call the upper torso "Hips" and hang the tail from "Back"),
- * and CesiumMan has none, so the topology decides: a leg is a chain of joints that reaches
- * the ground, and the pelvis is the shallowest joint with two legs. Names only break ties and
- * stand in when no joint has two legs. Up comes from the scene graph, because bind space is
- * not always Y-up (FBX2glTF puts Z up there). */
+ * Sketchfab exports call joints "Bone.023_25", and CesiumMan has no names at all, so the
+ * topology and the geometry decide; names only break ties and stand in when no joint has two
+ * legs:
+ *   up      world +Y (glTF's up) carried into bind space by the skinning matrices of the poses
+ *           the file plays (its clips, else its own pose), weighted by how much skin each joint
+ *           moves, and snapped to a bind-space axis when within 45 degrees of one (bind spaces
+ *           are Y-up or, from FBX, Z-up). The rest pose alone is not enough: a Sketchfab
+ *           export's inverse bind matrices can put its cat on its back.
+ *   leg     a child branch c of a joint x whose skin or joints reach the lowest 35% of the
+ *           body, that drops at least 20% of it below x, holds at least two joints, and has no
+ *           two-legged joint inside it (the torso branch of a quadruped holds the front legs
+ *           and is not itself a leg).
+ *   pelvis  the shallowest joint with two legs (the joint where the legs branch: Mixamo Hips,
+ *           Quaternius Back or Body, Khronos b_Hip_01); when that joint moves no skin (a flat
+ *           export's root, every chain hanging from it), the first spine joint that does.
+ *   head    a joint named "head" outside every leg, else the end of the most central path
+ *           through the biggest branch of the pelvis that is not a leg.
+ *   thighs  the pelvis's two legs farthest from the head, side by side (a rat hangs all four
+ *           legs from one joint). */
 #include "rig_internal.h"
 
 #include <ctype.h>
 #include <float.h>
 #include <string.h>
 
+/* A joint deforms when it moves some vertex with weight above this: IK targets and pole
+ * helpers (Quaternius rigs) carry exactly 0; 0.05 ignores a stray hairline weight. */
+#define DEFORM_WEIGHT 0.05f
+/* Snap "up" to a bind-space axis within 45 degrees of it (the nearest axis then is the only
+ * candidate): measured on the shared models the clip-weighted estimate lies within 12 degrees
+ * of the bind space's up axis, except RobotExpressive's at 35 (its clips swing its arms). */
+#define UP_SNAP_COS 0.7071f
+/* A leg reaches the lowest LEG_REACH of the body height and drops LEG_DROP of it below its
+ * branch joint (feet stand on the ground; a crouching rat's hind-leg skin still reaches its
+ * lowest 10%). */
+#define LEG_REACH 0.35f
+#define LEG_DROP 0.20f
+
 int32_t rig_parent_joint(const sinew_model *m, uint32_t j)
 {
     for (int32_t p = m->nodes[m->skin.joints[j].node].parent; p >= 0; p = m->nodes[p].parent)
         if (m->nodes[p].joint >= 0) return m->nodes[p].joint;
     return -1;
+}
+
+uint32_t rig_mark_deforming(const sinew_model *m, uint8_t *deforms)
+{
+    const uint32_t n = m->skin.joint_count;
+    uint32_t any = 0;
+    memset(deforms, 0, n);
+    for (size_t s = 0; s < (size_t)m->mesh.vertex_count * SINEW_MAX_INFLUENCES; s++) {
+        uint16_t j = m->mesh.influence_joints[s];
+        if (m->mesh.influence_weights[s] > DEFORM_WEIGHT && j < n && !deforms[j])
+            deforms[j] = 1, any++;
+    }
+    if (!any) memset(deforms, 1, n); /* no weights at all: every joint is a bone */
+    return any ? any : n;
 }
 
 const char *sinew_rig_region_name(sinew_rig_region region)
@@ -41,7 +83,7 @@ const char *sinew_rig_region_name(sinew_rig_region region)
 }
 
 /* The alphabetic core of a joint name, lower case: "mixamorig:LeftUpLeg" -> "leftupleg",
- * "b_Hip_01" -> "hip", "Head" -> "head". */
+ * "b_Hip_01" -> "hip", "head_018" -> "head", "pelvis_jnt" -> "pelvisjnt". */
 static void name_core(const char *name, char *out, size_t size)
 {
     size_t n = 0;
@@ -53,6 +95,12 @@ static void name_core(const char *name, char *out, size_t size)
     for (; *name && n + 1 < size; name++)
         if (isalpha((unsigned char)*name)) out[n++] = (char)tolower((unsigned char)*name);
     out[n] = 0;
+    /* Maya-style suffixes: "pelvis_jnt", "head_joint". */
+    static const char *const suffixes[] = {"jnt", "joint", "bind"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        size_t k = strlen(suffixes[i]);
+        if (n > k && !strcmp(out + n - k, suffixes[i])) out[n - k] = 0;
+    }
 }
 
 static int name_is_pelvis(const char *name)
@@ -76,8 +124,11 @@ typedef struct tree {
     uint32_t *kids;
     uint32_t *size; /* subtree joint count */
     uint32_t *depth;
-    float *min_h; /* lowest joint height in the subtree */
-    float *h;     /* joint height along up */
+    float *low; /* lowest height in the subtree: deforming joints and the skin they dominate */
+    float *h;   /* joint height along up */
+    uint8_t *leg_of_parent; /* 1 when the joint is a leg of its parent (see the header) */
+    uint8_t *has_two_legs;  /* 1 when the subtree holds a joint with two legs */
+    uint32_t *legs;         /* legs of each joint (count of leg children) */
     sinew_vec3 *pos;
 } tree;
 
@@ -88,24 +139,150 @@ static int is_ancestor(const tree *t, uint32_t anc, uint32_t j)
     return 0;
 }
 
-/* World up in bind space: skinning matrix of a root joint at rest, inverted, applied to +Y. */
-static sinew_vec3 find_up(const sinew_model *m, sinew_transform *pose, sinew_mat4 *world,
-                          const tree *t)
+/* 1 when j lies inside a leg (some ancestor-or-self is a leg of its parent). */
+static int in_leg(const tree *t, uint32_t j)
 {
-    sinew_vec3 fallback = sinew_vec3_make(0, 1, 0);
-    uint32_t root = RIG_NONE;
-    for (uint32_t j = 0; j < t->n; j++)
-        if (t->parent[j] < 0 && (root == RIG_NONE || t->size[j] > t->size[root])) root = j;
-    if (root == RIG_NONE) return fallback;
-    sinew_pose_rest(m, pose);
+    for (int32_t p = (int32_t)j; p >= 0; p = t->parent[p])
+        if (t->leg_of_parent[p]) return 1;
+    return 0;
+}
+
+/* Adds world +Y seen from every joint's skinning frame at `pose`, weighted by skin moved. */
+static sinew_vec3 up_at(const sinew_model *m, const sinew_transform *pose, sinew_mat4 *world,
+                        const float *moved, sinew_vec3 sum)
+{
     sinew_pose_to_world(m, pose, world);
-    sinew_mat4 skin =
-        sinew_mat4_mul(&world[m->skin.joints[root].node], &m->skin.joints[root].inverse_bind);
-    sinew_mat4 inv;
-    if (!sinew_mat4_invert_affine(&skin, &inv)) return fallback;
-    sinew_vec3 up = sinew_mat4_transform_dir(&inv, sinew_vec3_make(0, 1, 0));
-    if (!(sinew_vec3_length(up) > 1e-20f) || !isfinite(up.x + up.y + up.z)) return fallback;
-    return sinew_vec3_normalize_or(up, fallback);
+    for (uint32_t j = 0; j < m->skin.joint_count; j++) {
+        if (!(moved[j] > 0)) continue;
+        sinew_mat4 skin =
+            sinew_mat4_mul(&world[m->skin.joints[j].node], &m->skin.joints[j].inverse_bind);
+        sinew_mat4 inv;
+        if (!sinew_mat4_invert_affine(&skin, &inv)) continue;
+        sinew_vec3 d = sinew_mat4_transform_dir(&inv, sinew_vec3_make(0, 1, 0));
+        d = sinew_vec3_normalize_or(d, sinew_vec3_make(0, 0, 0));
+        if (isfinite(d.x + d.y + d.z)) sum = sinew_vec3_madd(sum, d, moved[j]);
+    }
+    return sum;
+}
+
+/* World up in bind space (see the header). `moved` is the total skin weight per joint. */
+static sinew_vec3 find_up(const sinew_model *m, sinew_transform *pose, sinew_mat4 *world,
+                          const float *moved)
+{
+    const sinew_vec3 fallback = sinew_vec3_make(0, 1, 0);
+    enum { MOMENTS = 8 };
+    sinew_vec3 sum = sinew_vec3_make(0, 0, 0);
+    for (uint32_t c = 0; c < m->clip_count; c++)
+        for (int k = 0; k < MOMENTS; k++) {
+            sinew_clip_sample(m, &m->clips[c], m->clips[c].duration * (float)k / MOMENTS, pose);
+            sum = up_at(m, pose, world, moved, sum);
+        }
+    if (m->clip_count == 0) {
+        sinew_pose_file(m, pose);
+        sum = up_at(m, pose, world, moved, sum);
+    }
+    sinew_vec3 up = sinew_vec3_normalize_or(sum, fallback);
+    if (!isfinite(up.x + up.y + up.z)) return fallback;
+    const float *c = &up.x;
+    int axis = 0;
+    for (int k = 1; k < 3; k++)
+        if (fabsf(c[k]) > fabsf(c[axis])) axis = k;
+    if (fabsf(c[axis]) >= UP_SNAP_COS) {
+        float snapped[3] = {0, 0, 0};
+        snapped[axis] = c[axis] > 0 ? 1.0f : -1.0f;
+        up = sinew_vec3_make(snapped[0], snapped[1], snapped[2]);
+    }
+    return up;
+}
+
+/* Legs bottom-up in node order (children after parents, so reverse order sees children
+ * first): a child is a leg when it reaches low, drops far enough, has two joints, and holds
+ * no two-legged joint. */
+static void find_legs(const sinew_model *m, tree *t, float ground, float span)
+{
+    for (uint32_t i = m->node_count; i-- > 0;) {
+        int32_t jj = m->nodes[i].joint;
+        if (jj < 0 || (uint32_t)jj >= t->n) continue;
+        const uint32_t x = (uint32_t)jj;
+        uint32_t legs = 0;
+        uint8_t inside = 0;
+        for (uint32_t k = t->first[x]; k < t->first[x + 1]; k++) {
+            uint32_t c = t->kids[k];
+            inside |= t->has_two_legs[c];
+            /* The drop counts from the higher of the branch joint and the chain's own first
+             * joint: a flat export hangs every chain from a root joint at the ground. */
+            int leg = t->size[c] >= 2 && t->low[c] <= ground + LEG_REACH * span &&
+                      fmaxf(t->h[x], t->h[c]) - t->low[c] >= LEG_DROP * span && !t->has_two_legs[c];
+            t->leg_of_parent[c] = (uint8_t)leg;
+            legs += (uint32_t)leg;
+        }
+        t->legs[x] = legs;
+        t->has_two_legs[x] = (uint8_t)(inside || legs >= 2);
+    }
+}
+
+/* The pelvis's two hind legs: of the pairs of its legs that stand side by side (their roots
+ * further apart across the body than along it: a rigged tail hanging to the ground has no
+ * partner), the pair farthest from the head; without a head, the pair furthest apart across
+ * up. */
+static void pick_thighs(const tree *t, uint32_t P, int32_t head, sinew_vec3 up, int32_t *la,
+                        int32_t *lb)
+{
+    *la = *lb = -1;
+    sinew_vec3 fwd = sinew_vec3_make(0, 0, 0);
+    if (head >= 0) {
+        fwd = sinew_vec3_sub(t->pos[head], t->pos[P]);
+        fwd = sinew_vec3_normalize_or(sinew_vec3_madd(fwd, up, -sinew_vec3_dot(fwd, up)), fwd);
+    }
+    float best = -FLT_MAX;
+    for (uint32_t i = t->first[P]; i < t->first[P + 1]; i++)
+        for (uint32_t k = i + 1; k < t->first[P + 1]; k++) {
+            uint32_t a = t->kids[i], b = t->kids[k];
+            if (!t->leg_of_parent[a] || !t->leg_of_parent[b]) continue;
+            sinew_vec3 d = sinew_vec3_sub(t->pos[b], t->pos[a]);
+            d = sinew_vec3_madd(d, up, -sinew_vec3_dot(d, up));
+            float along = fabsf(sinew_vec3_dot(d, fwd));
+            float across = sinew_vec3_length(sinew_vec3_madd(d, fwd, -sinew_vec3_dot(d, fwd)));
+            if (head >= 0 && across <= along) continue;
+            float score = across;
+            if (head >= 0)
+                score = sinew_vec3_distance(t->pos[a], t->pos[head]) +
+                        sinew_vec3_distance(t->pos[b], t->pos[head]);
+            if (score > best) best = score, *la = (int32_t)a, *lb = (int32_t)b;
+        }
+}
+
+/* No joint named head: follow the most central child (least lateral offset from the pelvis,
+ * the bigger subtree on a tie) of the pelvis's biggest branch that is not a leg, to its end;
+ * the head is the joint before the end (the end is a head-top helper or a jaw). */
+static int32_t head_by_shape(const tree *t, uint32_t P, sinew_vec3 lateral, float span)
+{
+    int32_t main_child = -1;
+    for (uint32_t k = t->first[P]; k < t->first[P + 1]; k++) {
+        uint32_t c = t->kids[k];
+        if (t->leg_of_parent[c]) continue;
+        if (main_child < 0 || t->size[c] > t->size[main_child]) main_child = (int32_t)c;
+    }
+    if (main_child < 0) return -1;
+    uint32_t path[256], len = 0;
+    int32_t cur = main_child;
+    while (cur >= 0 && len < 256) {
+        path[len++] = (uint32_t)cur;
+        int32_t next = -1;
+        float off = FLT_MAX;
+        for (uint32_t k = t->first[cur]; k < t->first[cur + 1]; k++) {
+            uint32_t c = t->kids[k];
+            if (t->leg_of_parent[c]) continue;
+            float o = fabsf(sinew_vec3_dot(sinew_vec3_sub(t->pos[c], t->pos[P]), lateral));
+            if (o < off - 1e-4f * span ||
+                (fabsf(o - off) <= 1e-4f * span && next >= 0 && t->size[c] > t->size[next])) {
+                off = o;
+                next = (int32_t)c;
+            }
+        }
+        cur = next;
+    }
+    return (int32_t)(len >= 3 ? path[len - 2] : path[len - 1]);
 }
 
 sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks *out,
@@ -125,15 +302,21 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
     t.kids = sinew_alloc(al, n, sizeof *t.kids);
     t.size = sinew_alloc(al, n, sizeof *t.size);
     t.depth = sinew_alloc(al, n, sizeof *t.depth);
-    t.min_h = sinew_alloc(al, n, sizeof *t.min_h);
+    t.low = sinew_alloc(al, n, sizeof *t.low);
     t.h = sinew_alloc(al, n, sizeof *t.h);
+    t.leg_of_parent = sinew_alloc(al, n, 1);
+    t.has_two_legs = sinew_alloc(al, n, 1);
+    t.legs = sinew_alloc(al, n, sizeof *t.legs);
     t.pos = sinew_alloc(al, n, sizeof *t.pos);
     sinew_transform *pose = sinew_alloc(al, m->node_count, sizeof *pose);
     sinew_mat4 *world = sinew_alloc(al, m->node_count, sizeof *world);
     uint8_t *reg = sinew_alloc(al, n, 1);
+    uint8_t *deforms = sinew_alloc(al, n, 1);
+    float *moved = sinew_alloc(al, n, sizeof *moved);
     sinew_result r = SINEW_OK;
-    if (!t.parent || !t.first || !t.kids || !t.size || !t.depth || !t.min_h || !t.h || !t.pos ||
-        !pose || !world || !reg) {
+    if (!t.parent || !t.first || !t.kids || !t.size || !t.depth || !t.low || !t.h ||
+        !t.leg_of_parent || !t.has_two_legs || !t.legs || !t.pos || !pose || !world || !reg ||
+        !deforms || !moved) {
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "landmarks: out of memory");
         goto done;
     }
@@ -153,7 +336,11 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
         for (uint32_t j = 0; j < n; j++)
             if (t.parent[j] >= 0) t.kids[fill[t.parent[j]]++] = j;
     }
-    out->up = find_up(m, pose, world, &t);
+    rig_mark_deforming(m, deforms);
+    for (size_t s = 0; s < (size_t)m->mesh.vertex_count * SINEW_MAX_INFLUENCES; s++)
+        if (m->mesh.influence_joints[s] < n)
+            moved[m->mesh.influence_joints[s]] += m->mesh.influence_weights[s];
+    out->up = find_up(m, pose, world, moved);
     /* Heights along up; the ground is the mesh's lowest point. */
     float ground = FLT_MAX, top = -FLT_MAX;
     for (uint32_t v = 0; v < m->mesh.vertex_count; v++) {
@@ -163,10 +350,15 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
     }
     for (uint32_t j = 0; j < n; j++) {
         t.h[j] = sinew_vec3_dot(t.pos[j], out->up);
+        t.low[j] = deforms[j] ? t.h[j] : FLT_MAX;
         if (m->mesh.vertex_count == 0) {
             ground = fminf(ground, t.h[j]);
             top = fmaxf(top, t.h[j]);
         }
+    }
+    for (uint32_t v = 0; v < m->mesh.vertex_count; v++) {
+        uint16_t j = m->mesh.influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
+        if (j < n) t.low[j] = fminf(t.low[j], sinew_vec3_dot(m->mesh.positions[v], out->up));
     }
     float span = top - ground;
     if (!(span > 0)) span = 1;
@@ -176,23 +368,17 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
         if (j < 0 || (uint32_t)j >= n) continue;
         t.depth[j] = t.parent[j] >= 0 ? t.depth[t.parent[j]] + 1 : 0;
         t.size[j] = 1;
-        t.min_h[j] = t.h[j];
     }
     for (uint32_t i = m->node_count; i-- > 0;) {
         int32_t j = m->nodes[i].joint;
         if (j < 0 || (uint32_t)j >= n || t.parent[j] < 0) continue;
         t.size[t.parent[j]] += t.size[j];
-        t.min_h[t.parent[j]] = fminf(t.min_h[t.parent[j]], t.min_h[j]);
+        t.low[t.parent[j]] = fminf(t.low[t.parent[j]], t.low[j]);
     }
-    /* Legs: a child chain (>= 2 joints) reaching the lowest 35% and dropping >= 20%. */
-#define IS_LEG(x, c)                                                                               \
-    (t.size[c] >= 2 && t.min_h[c] <= ground + 0.35f * span && t.h[x] - t.min_h[c] >= 0.2f * span)
+    find_legs(m, &t, ground, span);
     int32_t pelvis = -1;
     for (uint32_t x = 0; x < n; x++) {
-        uint32_t legs = 0;
-        for (uint32_t k = t.first[x]; k < t.first[x + 1]; k++)
-            if (IS_LEG(x, t.kids[k])) legs++;
-        if (legs < 2) continue;
+        if (t.legs[x] < 2) continue;
         if (pelvis < 0 || t.depth[x] < t.depth[pelvis] ||
             (t.depth[x] == t.depth[pelvis] &&
              name_is_pelvis(m->nodes[m->skin.joints[x].node].name) &&
@@ -212,64 +398,25 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
     }
     out->pelvis = pelvis;
     const uint32_t P = (uint32_t)pelvis;
-    /* Thighs: the pair of leg children farthest apart across up. */
-    int32_t la = -1, lb = -1;
-    float best = -1;
-    for (uint32_t i = t.first[P]; i < t.first[P + 1]; i++)
-        for (uint32_t k = i + 1; k < t.first[P + 1]; k++) {
-            uint32_t a = t.kids[i], b = t.kids[k];
-            if (!IS_LEG(P, a) || !IS_LEG(P, b)) continue;
-            sinew_vec3 d = sinew_vec3_sub(t.pos[b], t.pos[a]);
-            d = sinew_vec3_madd(d, out->up, -sinew_vec3_dot(d, out->up));
-            float len = sinew_vec3_length(d);
-            if (len > best) {
-                best = len;
-                la = (int32_t)a;
-                lb = (int32_t)b;
-            }
-        }
-#undef IS_LEG
-    sinew_vec3 lateral = sinew_vec3_make(1, 0, 0);
-    if (la >= 0) lateral = sinew_vec3_normalize_or(sinew_vec3_sub(t.pos[lb], t.pos[la]), lateral);
-    /* Head: a joint named "head" under the pelvis (not in a leg), else follow the most central
-     * child of the biggest non-leg branch to its end. */
+    /* Head: named, outside every leg, shallowest; else by shape. */
     int32_t head = -1;
     for (uint32_t x = 0; x < n; x++) {
-        if ((int32_t)x == pelvis || !is_ancestor(&t, P, x)) continue;
-        if ((la >= 0 && is_ancestor(&t, (uint32_t)la, x)) ||
-            (lb >= 0 && is_ancestor(&t, (uint32_t)lb, x)))
-            continue;
+        if ((int32_t)x == pelvis || !is_ancestor(&t, P, x) || in_leg(&t, x)) continue;
         if (name_is_head(m->nodes[m->skin.joints[x].node].name) &&
             (head < 0 || t.depth[x] < t.depth[head]))
             head = (int32_t)x;
     }
-    if (head < 0) {
-        int32_t main_child = -1;
-        for (uint32_t k = t.first[P]; k < t.first[P + 1]; k++) {
-            uint32_t c = t.kids[k];
-            if ((int32_t)c == la || (int32_t)c == lb) continue;
-            if (main_child < 0 || t.size[c] > t.size[main_child]) main_child = (int32_t)c;
-        }
-        if (main_child >= 0) {
-            uint32_t path[256], len = 0;
-            int32_t cur = main_child;
-            while (cur >= 0 && len < 256) {
-                path[len++] = (uint32_t)cur;
-                int32_t next = -1;
-                float off = FLT_MAX;
-                for (uint32_t k = t.first[cur]; k < t.first[cur + 1]; k++) {
-                    uint32_t c = t.kids[k];
-                    float o = fabsf(sinew_vec3_dot(sinew_vec3_sub(t.pos[c], t.pos[P]), lateral));
-                    if (o < off - 1e-4f * span ||
-                        (fabsf(o - off) <= 1e-4f * span && next >= 0 && t.size[c] > t.size[next])) {
-                        off = o;
-                        next = (int32_t)c;
-                    }
-                }
-                cur = next;
-            }
-            head = (int32_t)(len >= 3 ? path[len - 2] : path[len - 1]);
-        }
+    int32_t la, lb;
+    if (head >= 0) {
+        pick_thighs(&t, P, head, out->up, &la, &lb);
+    } else {
+        /* The lateral axis orders the path to the head, and the thighs give it. */
+        pick_thighs(&t, P, -1, out->up, &la, &lb);
+        sinew_vec3 lateral = sinew_vec3_make(1, 0, 0);
+        if (la >= 0 && lb >= 0)
+            lateral = sinew_vec3_normalize_or(sinew_vec3_sub(t.pos[lb], t.pos[la]), lateral);
+        head = head_by_shape(&t, P, lateral, span);
+        if (head >= 0) pick_thighs(&t, P, head, out->up, &la, &lb);
     }
     out->head = head;
     /* Spine: the path from the pelvis (excluded) up to the head (excluded). */
@@ -282,6 +429,12 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
             out->spine[i] = (int32_t)tmp[c - 1 - i];
         out->spine_count = c;
     }
+    /* A joint that moves no skin is no pelvis (a flat export's root at the ground, every
+     * chain hanging from it): the body's first deforming spine joint is. */
+    uint32_t spine_from = 0;
+    if (!deforms[P])
+        while (spine_from < out->spine_count && !deforms[out->spine[spine_from]])
+            spine_from++;
     /* Regions. */
     for (uint32_t j = 0; j < n; j++)
         reg[j] = SINEW_RIG_REGION_OTHER;
@@ -304,6 +457,12 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
     }
     for (uint32_t i = 0; i < out->spine_count; i++)
         reg[out->spine[i]] = SINEW_RIG_REGION_SPINE;
+    if (!deforms[P] && spine_from < out->spine_count) {
+        out->pelvis = out->spine[spine_from];
+        reg[out->pelvis] = SINEW_RIG_REGION_PELVIS;
+        out->spine_count -= spine_from + 1;
+        memmove(out->spine, out->spine + spine_from + 1, out->spine_count * sizeof out->spine[0]);
+    }
     /* Thigh: leg joints from the pelvis child down to the first long bone's head. */
     int32_t legs[2] = {la, lb};
     for (int s = 0; s < 2; s++) {
@@ -326,11 +485,16 @@ done:
     sinew_free(al, t.kids);
     sinew_free(al, t.size);
     sinew_free(al, t.depth);
-    sinew_free(al, t.min_h);
+    sinew_free(al, t.low);
     sinew_free(al, t.h);
+    sinew_free(al, t.leg_of_parent);
+    sinew_free(al, t.has_two_legs);
+    sinew_free(al, t.legs);
     sinew_free(al, t.pos);
     sinew_free(al, pose);
     sinew_free(al, world);
     sinew_free(al, reg);
+    sinew_free(al, deforms);
+    sinew_free(al, moved);
     return r;
 }

@@ -1,9 +1,7 @@
-/* Connected pieces of far skin (seed 000, "Partes conectadas de pele distante" and "Onde ela
- * se conecta?"). Exporters split vertices at UV and hard-normal seams, so the face graph alone
- * breaks a tail into dozens of islands: vertices are welded by position first
- * (sinew_mesh.weld), connectivity runs on the welded graph, and results are written back to
- * every original vertex. The collar of a piece is the ring of near vertices adjacent to it
- * (or, for a lobe split off a bigger piece, of the other lobes' vertices adjacent to it). */
+/* The welded mesh graph. Exporters split vertices at UV and hard-normal seams, so the face
+ * graph alone breaks a tail into dozens of islands: vertices are welded by position first,
+ * the graph, the triangles and the shells (connected components) are built on the welded
+ * representatives, and results are written back to every original vertex. */
 #include "rig_internal.h"
 
 #include <stdlib.h>
@@ -65,6 +63,34 @@ sinew_result rig_build_graph(sinew_rig_analysis *a, const sinew_model *m, sinew_
             a->adj[cursor[u]++] = w;
             a->adj[cursor[w]++] = u;
         }
+    /* Welded triangles and the triangles around each representative. */
+    a->wtri = sinew_alloc(&a->alloc, 3 * (size_t)nt + 1, sizeof *a->wtri);
+    a->wtri_start = sinew_alloc(&a->alloc, (size_t)nv + 1, sizeof *a->wtri_start);
+    a->wtri_of = sinew_alloc(&a->alloc, 3 * (size_t)nt + 1, sizeof *a->wtri_of);
+    if (!a->wtri || !a->wtri_start || !a->wtri_of)
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "mesh graph: out of memory");
+    a->wtri_count = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        uint32_t x[3];
+        int ok = 1;
+        for (int e = 0; e < 3; e++) {
+            uint32_t u = tri[3 * t + e];
+            ok &= u < nv;
+            x[e] = ok ? weld[u] : 0;
+        }
+        if (!ok || x[0] == x[1] || x[1] == x[2] || x[0] == x[2]) continue;
+        memcpy(&a->wtri[3 * (size_t)a->wtri_count], x, sizeof x);
+        for (int e = 0; e < 3; e++)
+            a->wtri_start[x[e] + 1]++;
+        a->wtri_count++;
+    }
+    for (uint32_t v = 0; v < nv; v++)
+        a->wtri_start[v + 1] += a->wtri_start[v];
+    for (uint32_t v = 0; v < nv; v++)
+        cursor[v] = a->wtri_start[v];
+    for (uint32_t t = 0; t < a->wtri_count; t++)
+        for (int e = 0; e < 3; e++)
+            a->wtri_of[cursor[a->wtri[3 * (size_t)t + e]]++] = t;
     /* Shells: connected components of the whole welded mesh. */
     for (uint32_t v = 0; v < nv; v++)
         a->shell[v] = v;
@@ -73,101 +99,6 @@ sinew_result rig_build_graph(sinew_rig_analysis *a, const sinew_model *m, sinew_
             uf_union(a->shell, v, a->adj[k]);
     for (uint32_t v = 0; v < nv; v++)
         a->shell[v] = uf_find(a->shell, v);
-    return SINEW_OK;
-}
-
-sinew_result rig_find_pieces(sinew_rig_analysis *a, const sinew_model *m, sinew_error *err)
-{
-    const uint32_t nv = m->mesh.vertex_count;
-    const uint32_t *weld = a->weld;
-    uint32_t *uf = sinew_alloc(&a->alloc, nv, sizeof *uf);
-    a->rep_piece = sinew_alloc(&a->alloc, nv, sizeof *a->rep_piece);
-    if (!uf || !a->rep_piece) {
-        sinew_free(&a->alloc, uf);
-        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "far pieces: out of memory");
-    }
-    for (uint32_t v = 0; v < nv; v++)
-        uf[v] = v;
-    for (uint32_t v = 0; v < nv; v++) {
-        if (weld[v] != v || !a->far[v]) continue;
-        for (uint32_t k = a->adj_start[v]; k < a->adj_start[v + 1]; k++)
-            if (a->far[a->adj[k]] && a->lobe[a->adj[k]] == a->lobe[v]) uf_union(uf, v, a->adj[k]);
-    }
-    /* Labels in order of each piece's smallest vertex index. */
-    uint32_t count = 0;
-    for (uint32_t v = 0; v < nv; v++) {
-        a->rep_piece[v] = RIG_NONE;
-        if (weld[v] != v || !a->far[v]) continue;
-        uint32_t root = uf_find(uf, v);
-        if (root == v)
-            a->rep_piece[v] = count++;
-        else
-            a->rep_piece[v] = a->rep_piece[root]; /* root < v: labelled already */
-    }
-    a->far_piece_count = count;
-    /* Collars, CSR by piece: near representatives adjacent to the piece, each once. */
-    a->collar_start = sinew_alloc(&a->alloc, (size_t)count + 1, sizeof *a->collar_start);
-    a->root_of = sinew_alloc(&a->alloc, (size_t)count + 1, sizeof *a->root_of);
-    uint32_t *stamp = uf; /* reused: last piece + 1 that listed this vertex */
-    memset(stamp, 0, (size_t)nv * sizeof *stamp);
-    if (!a->collar_start || !a->root_of) {
-        sinew_free(&a->alloc, uf);
-        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "far pieces: out of memory");
-    }
-    for (uint32_t p = 0; p < count; p++)
-        a->root_of[p] = p;
-    /* Pass 1 counts, pass 2 fills; both visit (piece, neighbour) pairs in vertex order, so a
-     * per-piece stamp would need the vertices grouped by piece: group them first. */
-    uint32_t *order = sinew_alloc(&a->alloc, nv + 1, sizeof *order);
-    uint32_t *start = sinew_alloc(&a->alloc, (size_t)count + 1, sizeof *start);
-    if (!order || !start) {
-        sinew_free(&a->alloc, uf);
-        sinew_free(&a->alloc, order);
-        sinew_free(&a->alloc, start);
-        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "far pieces: out of memory");
-    }
-    for (uint32_t v = 0; v < nv; v++)
-        if (a->rep_piece[v] != RIG_NONE) start[a->rep_piece[v] + 1]++;
-    for (uint32_t p = 0; p < count; p++)
-        start[p + 1] += start[p];
-    {
-        uint32_t *fill = a->collar_start; /* borrowed cursor */
-        for (uint32_t p = 0; p < count; p++)
-            fill[p] = start[p];
-        for (uint32_t v = 0; v < nv; v++)
-            if (a->rep_piece[v] != RIG_NONE) order[fill[a->rep_piece[v]]++] = v;
-    }
-    uint32_t total = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        memset(stamp, 0, (size_t)nv * sizeof *stamp);
-        total = 0;
-        for (uint32_t p = 0; p < count; p++) {
-            if (pass == 1) a->collar_start[p] = total;
-            for (uint32_t i = start[p]; i < start[p + 1]; i++) {
-                uint32_t v = order[i];
-                for (uint32_t k = a->adj_start[v]; k < a->adj_start[v + 1]; k++) {
-                    uint32_t w = a->adj[k];
-                    if (a->rep_piece[w] == p || stamp[w] == p + 1) continue;
-                    stamp[w] = p + 1;
-                    if (pass == 1) a->collar[total] = w;
-                    total++;
-                }
-            }
-        }
-        if (pass == 0) {
-            a->collar = sinew_alloc(&a->alloc, (size_t)total + 1, sizeof *a->collar);
-            if (!a->collar) {
-                sinew_free(&a->alloc, uf);
-                sinew_free(&a->alloc, order);
-                sinew_free(&a->alloc, start);
-                return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "collars: out of memory");
-            }
-        }
-    }
-    a->collar_start[count] = total;
-    sinew_free(&a->alloc, uf);
-    sinew_free(&a->alloc, order);
-    sinew_free(&a->alloc, start);
     return SINEW_OK;
 }
 
@@ -241,84 +172,5 @@ sinew_result rig_weld_tolerant(sinew_rig_analysis *a, const sinew_model *m, floa
     sinew_free(&a->alloc, cell);
     sinew_free(&a->alloc, a->owned_weld);
     a->weld = a->owned_weld = weld;
-    return SINEW_OK;
-}
-
-typedef struct by_distance {
-    float d;
-    uint32_t v;
-} by_distance;
-
-static int cmp_desc(const void *x, const void *y)
-{
-    const by_distance *a = x, *b = y;
-    if (a->d != b->d) return a->d < b->d ? 1 : -1;
-    return (a->v > b->v) - (a->v < b->v);
-}
-
-sinew_result rig_split_lobes(sinew_rig_analysis *a, const sinew_model *m, const float *dist,
-                             const uint8_t *split, float persistence, sinew_error *err)
-{
-    const uint32_t nv = m->mesh.vertex_count;
-    uint32_t n = 0;
-    for (uint32_t v = 0; v < nv; v++)
-        if (a->weld[v] == v && a->rep_piece[v] != RIG_NONE && split[a->rep_piece[v]]) n++;
-    by_distance *order = sinew_alloc(&a->alloc, (size_t)n + 1, sizeof *order);
-    uint32_t *label = sinew_alloc(&a->alloc, nv, sizeof *label);
-    uint32_t *uf = sinew_alloc(&a->alloc, nv, sizeof *uf); /* over lobe seeds (rep ids) */
-    if (!order || !label || !uf) {
-        sinew_free(&a->alloc, order);
-        sinew_free(&a->alloc, label);
-        sinew_free(&a->alloc, uf);
-        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "lobes: out of memory");
-    }
-    n = 0;
-    for (uint32_t v = 0; v < nv; v++) {
-        label[v] = RIG_NONE;
-        uf[v] = v;
-        if (a->weld[v] == v && a->rep_piece[v] != RIG_NONE && split[a->rep_piece[v]])
-            order[n++] = (by_distance){dist[v], v};
-    }
-    qsort(order, n, sizeof *order, cmp_desc);
-    /* A lobe is named by its peak vertex; peak height is dist[peak]. */
-    for (uint32_t i = 0; i < n; i++) {
-        const uint32_t v = order[i].v;
-        const float dv = order[i].d;
-        uint32_t best = RIG_NONE;
-        float best_d = -1;
-        for (uint32_t k = a->adj_start[v]; k < a->adj_start[v + 1]; k++) {
-            uint32_t w = a->adj[k];
-            if (label[w] == RIG_NONE || a->rep_piece[w] != a->rep_piece[v]) continue;
-            if (dist[w] > best_d) best_d = dist[w], best = w;
-        }
-        if (best == RIG_NONE) {
-            label[v] = v; /* a new peak */
-            continue;
-        }
-        uint32_t mine = uf_find(uf, label[best]);
-        for (uint32_t k = a->adj_start[v]; k < a->adj_start[v + 1]; k++) {
-            uint32_t w = a->adj[k];
-            if (label[w] == RIG_NONE || a->rep_piece[w] != a->rep_piece[v]) continue;
-            uint32_t other = uf_find(uf, label[w]);
-            if (other == mine) continue;
-            /* Saddle at dv: the lower peak merges unless it stands out. */
-            uint32_t lo = dist[other] < dist[mine] ? other : mine;
-            uint32_t hi = lo == other ? mine : other;
-            if (dist[lo] - dv < persistence) {
-                uf[lo] = hi;
-                mine = uf_find(uf, mine);
-            }
-        }
-        label[v] = mine;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t v = order[i].v;
-        a->lobe[v] = uf_find(uf, label[v]) + 1;
-    }
-    for (uint32_t v = 0; v < nv; v++)
-        a->lobe[v] = a->lobe[a->weld[v]];
-    sinew_free(&a->alloc, order);
-    sinew_free(&a->alloc, label);
-    sinew_free(&a->alloc, uf);
     return SINEW_OK;
 }

@@ -12,6 +12,34 @@ typedef struct rig_segment {
     int32_t owner;
 } rig_segment;
 
+/* protrusion.c: walks from the surface's tips along their cross-sections (see there). */
+typedef struct rig_section {
+    float g;             /* geodesic distance from the tip of this iso-contour */
+    sinew_vec3 centre;   /* length-weighted centre of the contour, bind space */
+    float radius;        /* RMS distance of the contour from its centre */
+    float perimeter;     /* contour length (0: no contour at this level) */
+    float bone_distance; /* distance of the centre to the nearest bone segment */
+    uint32_t open_ends;  /* contour ends on the mesh's boundary: 0 for a ring around a tube,
+                            2 across a sheet (a strip, a cape) */
+    float flatness;      /* sqrt of the contour's smaller over its larger spread: 1 for a
+                            ring, near 0 across a slab */
+} rig_section;
+typedef struct rig_run {
+    uint32_t tip;           /* representative the walk started from */
+    float cut;              /* geodesic distance from the tip where the run ends (its root) */
+    float step;             /* spacing of the sections */
+    float radius;           /* median section radius */
+    uint32_t section_count; /* sections from the tip to the cut */
+    rig_section *sections;
+    uint32_t vertex_count; /* representatives closer to the tip than the cut, in that order */
+    uint32_t *vertices;
+    float *g; /* their distance from the tip */
+} rig_run;
+typedef struct rig_runs {
+    sinew_allocator alloc;
+    uint32_t count, capacity;
+    rig_run *items;
+} rig_runs;
 typedef struct sinew_rig_analysis {
     sinew_allocator alloc;
     uint32_t vertex_count, joint_count;
@@ -19,22 +47,22 @@ typedef struct sinew_rig_analysis {
     uint8_t *deforms; /* joint_count: 1 when some vertex has weight > 0.05 on it */
     rig_segment *segments;
     uint32_t segment_count;
-    uint8_t *far;   /* vertex_count */
-    uint32_t *lobe; /* per representative: far skin joins a piece only within one lobe
-                       (0 everywhere until a piece is split, see rig_split_lobes) */
     /* Welded face graph: representative vertices (weld[v] == v) have neighbour lists of
      * representatives; other vertices have none. */
     const uint32_t *weld;
     uint32_t *owned_weld; /* the tolerant weld (a->weld points here) */
     uint32_t *adj_start;  /* vertex_count + 1 */
     uint32_t *adj;
-    uint32_t *rep_piece; /* per representative: far piece index (before merging) or RIG_NONE */
-    uint32_t *shell;     /* per representative: connected component of the whole mesh */
-    uint32_t far_piece_count;
-    /* Collar of each far piece (before merging): representatives, CSR by piece. */
-    uint32_t *collar_start; /* far_piece_count + 1 */
-    uint32_t *collar;
-    uint32_t *root_of; /* far piece -> piece it was merged into (itself when not) */
+    uint32_t *shell; /* per representative: connected component of the whole mesh */
+    /* Welded triangles (representative corners; degenerate ones dropped) and, per
+     * representative, the triangles it is a corner of (CSR). */
+    uint32_t wtri_count;
+    uint32_t *wtri;       /* 3 * wtri_count */
+    uint32_t *wtri_start; /* vertex_count + 1 */
+    uint32_t *wtri_of;
+    rig_runs runs;        /* every walk */
+    uint32_t *piece_runs; /* per report piece: its run */
+    int32_t chain_parent; /* skin joint the chains hang from */
 } sinew_rig_analysis;
 
 /* distance.c */
@@ -45,8 +73,9 @@ float rig_segment_distance(const rig_segment *s, sinew_vec3 p);
 /* Distance from p to the nearest of `count` segments. */
 float rig_skeleton_distance(const rig_segment *segs, uint32_t count, sinew_vec3 p);
 
-/* Mean over `verts` of sum_s w_s d(v, bone(j_s)): the weighted bone distance (seed 000).
- * `segs` owners index joints; a joint with no segment uses its position `joint_pos[j]`. */
+/* Mean over `verts` of sum_s w_s d(v, bone(j_s)): the weighted bone distance (the distance
+ * from each vertex to the bones that actually move it). `segs` owners index joints; a joint
+ * with no segment uses its position `joint_pos[j]`. */
 float rig_weighted_distance(const sinew_vec3 *positions, const uint32_t *verts, uint32_t count,
                             const uint16_t *joints, const float *weights, const rig_segment *segs,
                             uint32_t seg_count, const sinew_vec3 *joint_pos, uint32_t joint_count);
@@ -56,37 +85,43 @@ float rig_weighted_distance(const sinew_vec3 *positions, const uint32_t *verts, 
  * group's smallest index) into a->weld. */
 sinew_result rig_weld_tolerant(sinew_rig_analysis *a, const sinew_model *model, float tol,
                                sinew_error *err);
+/* The welded face graph, the welded triangles and the shells. */
 sinew_result rig_build_graph(sinew_rig_analysis *a, const sinew_model *model, sinew_error *err);
-/* Splits the far pieces flagged in `split` (indexed by a->rep_piece) into lobes by a
- * watershed on the distance field: vertices taken in decreasing distance join the lobe of
- * their highest processed neighbour; two lobes meeting at a saddle merge unless both rise at
- * least `persistence` above it. Writes a->lobe (other pieces keep 0). */
-sinew_result rig_split_lobes(sinew_rig_analysis *a, const sinew_model *model, const float *dist,
-                             const uint8_t *split, float persistence, sinew_error *err);
-/* Labels far pieces (connected far representatives) and their collars. */
-sinew_result rig_find_pieces(sinew_rig_analysis *a, const sinew_model *model, sinew_error *err);
 
-/* landmarks.c: region names etc. live in the public API. */
+/* landmarks.c (the landmarks themselves are public API). */
+/* deforms[j] = 1 when joint j moves some vertex with weight above 0.05 (every joint when the
+ * mesh has no weights at all); returns how many do. */
+uint32_t rig_mark_deforming(const sinew_model *model, uint8_t *deforms);
 
-/* classify.c */
-sinew_result rig_classify(sinew_rig_analysis *a, const sinew_model *model,
-                          const sinew_rig_options *opt, sinew_rig_report *report, sinew_error *err);
+/* geodesic.c: Dijkstra on edge lengths over the welded graph, one settled vertex at a time. */
+typedef struct rig_heap_item {
+    float g;
+    uint32_t v;
+} rig_heap_item;
+typedef struct rig_geodesic {
+    sinew_allocator alloc;
+    const sinew_rig_analysis *a;
+    const sinew_vec3 *positions;
+    float *g;      /* per vertex: distance so far (FLT_MAX: not reached) */
+    uint8_t *done; /* per vertex: settled */
+    uint32_t *touched, touched_count;
+    rig_heap_item *heap;
+    uint32_t heap_count, heap_capacity;
+} rig_geodesic;
+sinew_result rig_geodesic_init(rig_geodesic *geo, const sinew_rig_analysis *a, const sinew_model *m,
+                               sinew_error *err);
+void rig_geodesic_free(rig_geodesic *geo);
+/* Forgets the last walk (clears only what it touched). */
+void rig_geodesic_reset(rig_geodesic *geo);
+/* Starts the walk at representative v with distance g (several seeds: several sources). */
+void rig_geodesic_seed(rig_geodesic *geo, uint32_t v, float g);
+/* Settles the next nearest vertex; returns 0 when the walk has reached everything it can. */
+int rig_geodesic_next(rig_geodesic *geo, uint32_t *v, float *g);
 
-/* chain.c: the chain's geometry for piece p of `rep` (its vertices `verts`): geodesic g per
- * representative (into `g`, vertex_count floats), L, K and the smoothed joints. With
- * `ring_root`, J_0 is the centroid of the ring right outside the piece instead of the collar
- * centre (a lobe trimmed off a bigger piece). */
-typedef struct rig_chain_geo {
-    float L;
-    uint32_t K;
-    sinew_vec3 J[SINEW_RIG_MAX_SEGMENTS + 1];
-} rig_chain_geo;
-sinew_result rig_chain_geometry(const sinew_rig_analysis *a, const sinew_model *m,
-                                const sinew_rig_report *rep, uint32_t p, float segment_fraction,
-                                const uint32_t *verts, uint32_t count, int ring_root, float *g,
-                                rig_chain_geo *out, sinew_error *err);
-/* 1 when piece p came from splitting a bigger piece into lobes. */
-int rig_piece_is_split(const sinew_rig_analysis *a, const sinew_rig_report *rep, uint32_t p);
+/* Walks every tip of the surface (see protrusion.c); one run per walk, farthest tip first. */
+sinew_result rig_find_runs(const sinew_rig_analysis *a, const sinew_model *m, float H,
+                           int32_t pelvis, rig_runs *out, sinew_error *err);
+void rig_runs_free(rig_runs *runs);
 
 /* Options with defaults filled in. */
 sinew_rig_options rig_options_resolve(const sinew_rig_options *options);

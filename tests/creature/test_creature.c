@@ -121,6 +121,39 @@ static uint32_t islands(const sinew_model *m, const sinew_creature_truth *t, uin
 
 /* ---- tests ---- */
 
+/* Plays `clip` at `frames` even moments and appends the stretch ratio of every body edge
+ * (triangles whose first corner is on piece 0) to `ratios`; returns how many, and lowers
+ * *floor_min to the lowest body vertex. Every skinned position must be finite. */
+static uint32_t body_edge_ratios(const sinew_model *m, const sinew_clip *clip, int frames,
+                                 const uint8_t *vertex_piece, sinew_transform *pose,
+                                 sinew_mat4 *world, sinew_mat4 *skin, sinew_vec3 *out,
+                                 float *ratios, float *floor_min)
+{
+    const sinew_mesh *mesh = &m->mesh;
+    uint32_t nr = 0;
+    for (int f = 0; f < frames; f++) {
+        sinew_clip_sample(m, clip, clip->duration * (float)f / (float)frames, pose);
+        sinew_pose_to_world(m, pose, world);
+        sinew_skin_matrices(m, world, skin);
+        sinew_skin_positions(m, skin, out);
+        for (uint32_t v = 0; v < mesh->vertex_count; v++) {
+            assert_true(isfinite(out[v].x) && isfinite(out[v].y) && isfinite(out[v].z));
+            if (vertex_piece[v] == 0) *floor_min = fminf(*floor_min, out[v].y);
+        }
+        for (uint32_t tri = 0; tri < mesh->triangle_count; tri++) {
+            const uint32_t *ix = &mesh->triangles[tri * 3];
+            if (vertex_piece[ix[0]] != 0) continue;
+            for (int e = 0; e < 3; e++) {
+                uint32_t a = ix[e], b = ix[(e + 1) % 3];
+                float l0 = sinew_vec3_distance(mesh->positions[a], mesh->positions[b]);
+                if (l0 < 1e-6f * m->size.scale) continue;
+                ratios[nr++] = sinew_vec3_distance(out[a], out[b]) / l0;
+            }
+        }
+    }
+    return nr;
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -549,31 +582,12 @@ static void test_skinning_sane(void **state)
         body_edges *= 3;
         for (uint32_t c = 0; c < m->clip_count; c++) {
             const sinew_clip *clip = &m->clips[c];
-            /* Walk at 12 moments (the seed measures 24 on the fox); the others at 4 */
+            /* Walk at 12 moments (the published method measures 24 on the fox); the others at 4 */
             const int frames = strcmp(clip->name, "Walk") ? 4 : 12;
             float *ratios = malloc((size_t)body_edges * (size_t)frames * sizeof *ratios);
-            uint32_t nr = 0;
             float floor_min = FLT_MAX;
-            for (int f = 0; f < frames; f++) {
-                sinew_clip_sample(m, clip, clip->duration * (float)f / (float)frames, pose);
-                sinew_pose_to_world(m, pose, world);
-                sinew_skin_matrices(m, world, skin);
-                sinew_skin_positions(m, skin, out);
-                for (uint32_t v = 0; v < mesh->vertex_count; v++) {
-                    assert_true(isfinite(out[v].x) && isfinite(out[v].y) && isfinite(out[v].z));
-                    if (t.vertex_piece[v] == 0) floor_min = fminf(floor_min, out[v].y);
-                }
-                for (uint32_t tri = 0; tri < mesh->triangle_count; tri++) {
-                    const uint32_t *ix = &mesh->triangles[tri * 3];
-                    if (t.vertex_piece[ix[0]] != 0) continue;
-                    for (int e = 0; e < 3; e++) {
-                        uint32_t a = ix[e], b = ix[(e + 1) % 3];
-                        float l0 = sinew_vec3_distance(mesh->positions[a], mesh->positions[b]);
-                        if (l0 < 1e-6f * m->size.scale) continue;
-                        ratios[nr++] = sinew_vec3_distance(out[a], out[b]) / l0;
-                    }
-                }
-            }
+            uint32_t nr = body_edge_ratios(m, clip, frames, t.vertex_piece, pose, world, skin, out,
+                                           ratios, &floor_min);
             qsort(ratios, nr, sizeof *ratios, cmp_float);
             float p01 = ratios[nr / 100], p99 = ratios[nr - 1 - nr / 100], mx = ratios[nr - 1];
             fprintf(stderr,
@@ -705,6 +719,440 @@ static void test_height_option(void **state)
     sinew_model_free(l);
 }
 
+/* ---- the random family ---- */
+
+#define RANDOM_SEEDS 300 /* the sweep the tail finder's breadth test runs */
+
+static sinew_model *build_random(uint64_t seed, sinew_creature_truth *truth)
+{
+    sinew_model *m = NULL;
+    sinew_error err = {0};
+    sinew_result r = sinew_creature_build_random(seed, NULL, &m, truth, &err);
+    if (r != SINEW_OK)
+        fprintf(stderr, "build random %llu: %s\n", (unsigned long long)seed, err.message);
+    assert_int_equal(r, SINEW_OK);
+    assert_non_null(m);
+    return m;
+}
+
+/* Same seed, same bits (model and truth); other seeds, other creatures. */
+static void test_random_deterministic(void **state)
+{
+    (void)state;
+    const uint64_t seeds[] = {0, 1, 17, 299, 123456789012345ull, UINT64_MAX};
+    uint32_t counts[6];
+    for (size_t i = 0; i < 6; i++) {
+        sinew_creature_truth t1, t2;
+        sinew_model *a = build_random(seeds[i], &t1);
+        sinew_model *b = build_random(seeds[i], &t2);
+        assert_same_model(a, b);
+        assert_int_equal(t1.vertex_count, t2.vertex_count);
+        assert_memory_equal(t1.vertex_piece, t2.vertex_piece, t1.vertex_count);
+        assert_memory_equal(t1.pieces, t2.pieces, sizeof t1.pieces);
+        assert_memory_equal(&t1.traits, &t2.traits, sizeof t1.traits);
+        assert_string_equal(t1.description, t2.description);
+        assert_int_equal(t1.kind, SINEW_CREATURE_RANDOM);
+        assert_true(t1.traits.seed == seeds[i]);
+        counts[i] = a->mesh.vertex_count;
+        /* the traits alone, without building, are what the build drew */
+        sinew_creature_traits tr;
+        sinew_creature_random_traits(seeds[i], &tr);
+        assert_memory_equal(&tr, &t1.traits, sizeof tr);
+        sinew_model_free(a);
+        sinew_model_free(b);
+        sinew_creature_truth_free(&t1);
+        sinew_creature_truth_free(&t2);
+    }
+    /* different seeds: different creatures (their descriptions and meshes differ) */
+    int differ = 0;
+    for (size_t i = 1; i < 6; i++)
+        differ += counts[i] != counts[0];
+    assert_true(differ >= 3);
+    sinew_creature_truth ta, tb;
+    sinew_model *a = build_random(41, &ta), *b = build_random(42, &tb);
+    assert_true(strcmp(ta.description, tb.description) != 0);
+    assert_true(a->mesh.vertex_count != b->mesh.vertex_count ||
+                memcmp(a->mesh.positions, b->mesh.positions,
+                       a->mesh.vertex_count * sizeof(sinew_vec3)) != 0);
+    sinew_model_free(a), sinew_model_free(b);
+    sinew_creature_truth_free(&ta), sinew_creature_truth_free(&tb);
+}
+
+/* Every vertex labelled, the pieces and the tail as the traits say, weights as glTF wants
+ * them and as the drawn mode makes them, shells welded or not as drawn; sizes and costs. */
+static void test_random_truth_consistent(void **state)
+{
+    (void)state;
+    struct timespec t0, t1;
+    double build_ms = 0, worst_ms = 0;
+    uint32_t vmin = UINT32_MAX, vmax = 0;
+    for (uint64_t seed = 0; seed < RANDOM_SEEDS; seed++) {
+        sinew_creature_truth t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        sinew_model *m = build_random(seed, &t);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        build_ms += ms, worst_ms = fmax(worst_ms, ms);
+        const sinew_creature_traits *tr = &t.traits;
+        const sinew_mesh *mesh = &m->mesh;
+        const uint32_t nv = mesh->vertex_count;
+        vmin = nv < vmin ? nv : vmin, vmax = nv > vmax ? nv : vmax;
+        assert_in_range(nv, 2000, 15000);
+        assert_int_equal(t.vertex_count, nv);
+        assert_float_equal(t.height, m->size.height, 1e-6f * m->size.height);
+        assert_true(strlen(t.description) > 40);
+        assert_true(t.piece_count >= 1 && t.piece_count <= SINEW_CREATURE_MAX_PIECES);
+        assert_int_equal(t.pieces[0].part, SINEW_CREATURE_PART_BODY);
+
+        /* labels and piece counts */
+        uint32_t count[SINEW_CREATURE_MAX_PIECES] = {0};
+        for (uint32_t v = 0; v < nv; v++) {
+            assert_true(t.vertex_piece[v] < t.piece_count);
+            count[t.vertex_piece[v]]++;
+        }
+        for (uint32_t p = 0; p < t.piece_count; p++) {
+            const sinew_creature_piece *pc = &t.pieces[p];
+            assert_int_equal(count[p], pc->vertex_count);
+            assert_true(pc->vertex_count > 0);
+            if (p == 0) continue;
+            assert_true(sinew_model_find_node(m, pc->attach_joint) >= 0);
+            assert_true(pc->length > 0 && pc->radius > 0 && pc->shell_count >= 1);
+            if (pc->part != SINEW_CREATURE_PART_TAIL)
+                assert_int_equal(pc->verdict, SINEW_CREATURE_VERDICT_UNCHANGED);
+        }
+
+        /* the tail as drawn */
+        if (tr->tail == SINEW_CREATURE_TAIL_NONE) {
+            assert_int_equal(t.tail_piece, -1);
+            assert_int_equal(t.tail_rigged, 0);
+        } else {
+            assert_true(t.tail_piece > 0 && (uint32_t)t.tail_piece < t.piece_count);
+            const sinew_creature_piece *tp = &t.pieces[t.tail_piece];
+            assert_int_equal(tp->part, SINEW_CREATURE_PART_TAIL);
+            assert_int_equal(t.tail_rigged, tr->tail_weights == SINEW_CREATURE_TAIL_WEIGHTS_RIGGED);
+            assert_int_equal(tp->verdict, t.tail_rigged ? SINEW_CREATURE_VERDICT_UNCHANGED
+                                                        : SINEW_CREATURE_VERDICT_CHAIN);
+            assert_float_equal(t.tail_length, tp->length, 0);
+            /* the drawn length within 25% (the path bends round the floor and the body) */
+            float want = tr->tail_length * tr->body_length *
+                         (tr->fur == SINEW_CREATURE_FUR_SHELL ? 1.05f : 1.0f);
+            assert_true(fabsf(t.tail_length - want) <= 0.25f * want);
+            /* shells: a welded tail and the body are one surface (a triangle joins them once
+             * vertices at one position are one); a sunk tail is its own */
+            int welded = 0;
+            for (uint32_t f = 0; f < mesh->triangle_count && !welded; f++) {
+                int body = 0, tail = 0;
+                for (int k = 0; k < 3; k++) {
+                    uint8_t p = t.vertex_piece[mesh->weld[mesh->triangles[f * 3 + k]]];
+                    uint8_t q = t.vertex_piece[mesh->triangles[f * 3 + k]];
+                    body |= p == 0 || q == 0;
+                    tail |= p == (uint8_t)t.tail_piece || q == (uint8_t)t.tail_piece;
+                }
+                welded = body && tail;
+            }
+            if (welded != (tr->tail == SINEW_CREATURE_TAIL_WELDED))
+                fprintf(stderr, "seed %llu: welded %d: %s\n", (unsigned long long)seed, welded,
+                        t.description);
+            assert_int_equal(welded, tr->tail == SINEW_CREATURE_TAIL_WELDED);
+        }
+        for (uint32_t p = 1; p < t.piece_count; p++)
+            if (t.pieces[p].part == SINEW_CREATURE_PART_FUR)
+                for (uint32_t v = 0; v < nv; v++)
+                    if (t.vertex_piece[v] == p) assert_int_equal(t.vertex_piece[mesh->weld[v]], p);
+
+        /* weights: normalised, sorted, valid, each joint once */
+        uint8_t *used = calloc(m->skin.joint_count, 1);
+        for (uint32_t v = 0; v < nv; v++) {
+            const float *w = &mesh->influence_weights[v * SINEW_MAX_INFLUENCES];
+            const uint16_t *j = &mesh->influence_joints[v * SINEW_MAX_INFLUENCES];
+            float sum = 0;
+            for (int k = 0; k < SINEW_MAX_INFLUENCES; k++) {
+                assert_true(w[k] >= 0 && isfinite(w[k]));
+                assert_true(j[k] < m->skin.joint_count);
+                if (k > 0) assert_true(w[k] <= w[k - 1]);
+                if (w[k] == 0) assert_int_equal(j[k], 0);
+                for (int q = 0; q < k; q++)
+                    if (w[k] > 0) assert_true(j[q] != j[k]);
+                if (w[k] > 0) used[j[k]] = 1;
+                sum += w[k];
+            }
+            assert_float_equal(sum, 1.0f, 1e-5f);
+        }
+        /* helpers carry no weight: a root joint, IK targets and poles, end joints */
+        uint32_t unused = 0;
+        for (uint32_t j = 0; j < m->skin.joint_count; j++)
+            unused += !used[j];
+        uint32_t helpers =
+            (uint32_t)tr->root_joint +
+            (tr->ik_helpers ? (tr->plan == SINEW_CREATURE_PLAN_BIPED ? 4u : 8u) : 0u);
+        assert_true(unused >= helpers);
+        free(used);
+
+        /* the tail's skin is weighted the drawn way */
+        if (t.tail_piece > 0) {
+            uint32_t total = 0, pelvis_only = 0, two = 0, dominated = 0;
+            int32_t hips = sinew_model_find_node(m, t.pieces[t.tail_piece].attach_joint);
+            assert_true(hips >= 0);
+            for (uint32_t v = 0; v < nv; v++) {
+                if (t.vertex_piece[v] != (uint8_t)t.tail_piece) continue;
+                const float *w = &mesh->influence_weights[v * SINEW_MAX_INFLUENCES];
+                const uint16_t *j = &mesh->influence_joints[v * SINEW_MAX_INFLUENCES];
+                int n = 0;
+                for (int k = 0; k < SINEW_MAX_INFLUENCES; k++)
+                    n += w[k] > 0;
+                total++;
+                pelvis_only += n == 1 && m->skin.joints[j[0]].node == hips;
+                two += n <= 2;
+                dominated += m->skin.joints[j[0]].node != hips;
+            }
+            switch (tr->tail_weights) {
+            case SINEW_CREATURE_TAIL_WEIGHTS_PELVIS:
+                assert_int_equal(pelvis_only, total);
+                break;
+            case SINEW_CREATURE_TAIL_WEIGHTS_NEAREST:
+                assert_int_equal(two, total); /* the two nearest bones at most */
+                break;
+            case SINEW_CREATURE_TAIL_WEIGHTS_TEMPLATE:
+            case SINEW_CREATURE_TAIL_WEIGHTS_RIGGED:
+                /* mostly on other joints than the pelvis: the legs, or the tail's own bones */
+                assert_true(dominated > total / 2);
+                break;
+            default:
+                fail();
+            }
+        }
+        sinew_model_free(m);
+        sinew_creature_truth_free(&t);
+    }
+    fprintf(stderr,
+            "random seeds 0..%d: %u .. %u vertices, %.2f ms per build on average, %.2f ms at "
+            "most (wall clock, this machine)\n",
+            RANDOM_SEEDS - 1, vmin, vmax, build_ms / RANDOM_SEEDS, worst_ms);
+}
+
+/* What seeds 0..299 draw: every trait value occurs, at about the drawn rates. */
+static void test_random_coverage(void **state)
+{
+    (void)state;
+    uint32_t plan[3] = {0}, fur[4] = {0}, tail[4] = {0}, weights[6] = {0}, dorsal[4] = {0};
+    uint32_t style[SINEW_CREATURE_STYLE_COUNT] = {0}, axes[4] = {0}, extra[3] = {0};
+    uint32_t flat = 0, root = 0, ik = 0, ends = 0, on_tail = 0, ears = 0, long_ears = 0;
+    uint32_t horns = 0, mane = 0, frill = 0, small = 0, metres = 0, large = 0;
+    uint32_t short_tail = 0, long_tail = 0, drooping = 0, raised = 0, curled = 0;
+    for (uint64_t seed = 0; seed < RANDOM_SEEDS; seed++) {
+        sinew_creature_traits t;
+        sinew_creature_random_traits(seed, &t);
+        plan[t.plan]++, fur[t.fur]++, tail[t.tail]++, weights[t.tail_weights]++;
+        dorsal[t.dorsal]++, style[t.style]++, axes[t.axes]++, extra[t.extra_weights]++;
+        flat += (uint32_t)t.flat_hierarchy, root += (uint32_t)t.root_joint;
+        ik += (uint32_t)t.ik_helpers, ends += (uint32_t)t.end_joints;
+        on_tail += t.dorsal_on_tail > 0, ears += t.ear_count > 0,
+            long_ears += (uint32_t)t.ears_long;
+        horns += t.horn_count > 0, mane += (uint32_t)t.mane, frill += (uint32_t)t.frill;
+        small += t.unit_scale<0.1f, metres += t.unit_scale == 1.0f, large += t.unit_scale> 10.0f;
+        if (t.tail != SINEW_CREATURE_TAIL_NONE) {
+            short_tail += t.tail_length<0.3f, long_tail += t.tail_length> 1.2f;
+            drooping += t.tail_droop > 60.0f, raised += t.tail_droop < 0.0f;
+            curled += fabsf(t.tail_curl) > 60.0f;
+            assert_true(t.tail_length >= 0.1f && t.tail_length <= 1.5f);
+        }
+        assert_true(t.thickness >= 0.08f && t.thickness <= 0.30f);
+        assert_true(t.unit_scale >= 0.0099f && t.unit_scale <= 101.0f);
+        if (t.ik_helpers) assert_true(t.root_joint);
+        if (t.flat_hierarchy) assert_int_equal(t.style, SINEW_CREATURE_STYLE_SKETCHFAB);
+    }
+    fprintf(stderr,
+            "random seeds 0..%d:\n"
+            "  plan: %u quadrupeds, %u bipeds\n"
+            "  fur: %u none, %u separate shell, %u welded\n"
+            "  tail: %u none, %u sunk, %u welded; %u short (< 0.3 L), %u long (> 1.2 L), %u "
+            "hanging (droop > 60), %u raised, %u curled (> 60 deg)\n"
+            "  tail weights: %u nearest, %u template, %u pelvis, %u already rigged\n"
+            "  back: %u plates, %u spikes, %u continuing onto the tail\n"
+            "  head: %u with ears (%u long), %u horned; %u manes, %u frills; extras on %u joint, "
+            "%u nearest\n"
+            "  skeleton: %u mixamo, %u quaternius, %u maya, %u sketchfab (%u flat), %u unnamed; "
+            "%u root joints, %u IK helpers, %u end joints; axes %u y, %u x, %u world\n"
+            "  units: %u below 0.1 per metre, %u metres, %u above 10\n",
+            RANDOM_SEEDS - 1, plan[SINEW_CREATURE_PLAN_QUADRUPED], plan[SINEW_CREATURE_PLAN_BIPED],
+            fur[SINEW_CREATURE_FUR_NONE], fur[SINEW_CREATURE_FUR_SHELL],
+            fur[SINEW_CREATURE_FUR_WELDED], tail[SINEW_CREATURE_TAIL_NONE],
+            tail[SINEW_CREATURE_TAIL_SUNK], tail[SINEW_CREATURE_TAIL_WELDED], short_tail, long_tail,
+            drooping, raised, curled, weights[SINEW_CREATURE_TAIL_WEIGHTS_NEAREST],
+            weights[SINEW_CREATURE_TAIL_WEIGHTS_TEMPLATE],
+            weights[SINEW_CREATURE_TAIL_WEIGHTS_PELVIS],
+            weights[SINEW_CREATURE_TAIL_WEIGHTS_RIGGED], dorsal[SINEW_CREATURE_DORSAL_PLATES],
+            dorsal[SINEW_CREATURE_DORSAL_SPIKES], on_tail, ears, long_ears, horns, mane, frill,
+            extra[SINEW_CREATURE_EXTRA_WEIGHTS_JOINT], extra[SINEW_CREATURE_EXTRA_WEIGHTS_NEAREST],
+            style[SINEW_CREATURE_STYLE_MIXAMO], style[SINEW_CREATURE_STYLE_QUATERNIUS],
+            style[SINEW_CREATURE_STYLE_MAYA], style[SINEW_CREATURE_STYLE_SKETCHFAB], flat,
+            style[SINEW_CREATURE_STYLE_UNNAMED], root, ik, ends, axes[SINEW_CREATURE_AXES_Y],
+            axes[SINEW_CREATURE_AXES_X], axes[SINEW_CREATURE_AXES_WORLD], small, metres, large);
+    /* each kind of case occurs at least a few times in the sweep */
+    const uint32_t few = 5;
+    assert_true(plan[SINEW_CREATURE_PLAN_QUADRUPED] >= few &&
+                plan[SINEW_CREATURE_PLAN_BIPED] >= few);
+    for (int k = SINEW_CREATURE_FUR_NONE; k <= SINEW_CREATURE_FUR_WELDED; k++)
+        assert_true(fur[k] >= few);
+    for (int k = SINEW_CREATURE_TAIL_NONE; k <= SINEW_CREATURE_TAIL_WELDED; k++)
+        assert_true(tail[k] >= few);
+    for (int k = SINEW_CREATURE_TAIL_WEIGHTS_NEAREST; k <= SINEW_CREATURE_TAIL_WEIGHTS_RIGGED; k++)
+        assert_true(weights[k] >= few);
+    for (int k = SINEW_CREATURE_STYLE_MIXAMO; k < SINEW_CREATURE_STYLE_COUNT; k++)
+        assert_true(style[k] >= few);
+    for (int k = SINEW_CREATURE_AXES_Y; k <= SINEW_CREATURE_AXES_WORLD; k++)
+        assert_true(axes[k] >= few);
+    assert_true(dorsal[SINEW_CREATURE_DORSAL_PLATES] >= few &&
+                dorsal[SINEW_CREATURE_DORSAL_SPIKES] >= few && on_tail >= few);
+    assert_true(flat >= few && root >= few && ik >= few && ends >= few);
+    assert_true(ears >= few && long_ears >= few && horns >= few && mane >= few && frill >= few);
+    assert_true(small >= few && metres >= few && large >= few);
+    assert_true(short_tail >= few && long_tail >= few && drooping >= few && raised >= few &&
+                curled >= few);
+    /* tailless: 15-20% of seeds asked, rigged: about 10% */
+    assert_in_range(tail[SINEW_CREATURE_TAIL_NONE], RANDOM_SEEDS * 12 / 100,
+                    RANDOM_SEEDS * 23 / 100);
+    assert_in_range(weights[SINEW_CREATURE_TAIL_WEIGHTS_RIGGED], RANDOM_SEEDS * 5 / 100,
+                    RANDOM_SEEDS * 15 / 100);
+}
+
+/* Walk and Idle: LINEAR keys at 30 fps that loop bit for bit and move; skinned, the body keeps
+ * sane edge lengths and its feet on the floor, whatever the hierarchy, axes and units. */
+static void test_random_clips(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 0; seed < 40; seed++) {
+        sinew_creature_truth t;
+        sinew_model *m = build_random(seed, &t);
+        const sinew_mesh *mesh = &m->mesh;
+        assert_true(sinew_model_find_clip(m, "Walk") >= 0);
+        assert_true(sinew_model_find_clip(m, "Idle") >= 0);
+        sinew_transform *p0 = calloc(m->node_count, sizeof *p0);
+        sinew_transform *p1 = calloc(m->node_count, sizeof *p1);
+        sinew_mat4 *world = calloc(m->node_count, sizeof *world);
+        sinew_mat4 *skin = calloc(m->skin.joint_count, sizeof *skin);
+        sinew_vec3 *out = calloc(mesh->vertex_count, sizeof *out);
+        for (uint32_t c = 0; c < m->clip_count; c++) {
+            const sinew_clip *clip = &m->clips[c];
+            for (uint32_t i = 0; i < clip->channel_count; i++) {
+                const sinew_channel *ch = &clip->channels[i];
+                uint32_t comps = ch->path == SINEW_PATH_ROTATION ? 4 : 3;
+                assert_int_equal(ch->interpolation, SINEW_INTERP_LINEAR);
+                assert_float_equal(ch->times[1] - ch->times[0], 1.0f / 30.0f, 1e-6f);
+                assert_float_equal(ch->times[ch->key_count - 1], clip->duration, 1e-6f);
+                assert_memory_equal(ch->values, &ch->values[(ch->key_count - 1) * comps],
+                                    comps * sizeof(float));
+            }
+            sinew_clip_sample(m, clip, 0.0f, p0);
+            sinew_clip_sample(m, clip, clip->duration, p1);
+            assert_memory_equal(p0, p1, m->node_count * sizeof *p0);
+            float most = 0;
+            for (int f = 1; f < 8; f++) {
+                sinew_clip_sample(m, clip, clip->duration * (float)f / 8.0f, p1);
+                for (uint32_t n = 0; n < m->node_count; n++)
+                    most = fmaxf(most, sinew_quat_angle(sinew_quat_mul(
+                                           sinew_quat_conjugate(p0[n].rotation), p1[n].rotation)));
+            }
+            assert_true(most > 5.0f * (float)SINEW_PI / 180.0f);
+
+            /* skinned: body edges within the fixed kinds' bounds, feet on the floor */
+            const int walk = !strcmp(clip->name, "Walk"), frames = walk ? 8 : 4;
+            float *ratios =
+                malloc((size_t)mesh->triangle_count * 3 * (size_t)frames * sizeof *ratios);
+            float floor_min = FLT_MAX;
+            uint32_t nr = body_edge_ratios(m, clip, frames, t.vertex_piece, p1, world, skin, out,
+                                           ratios, &floor_min);
+            qsort(ratios, nr, sizeof *ratios, cmp_float);
+            float p99 = ratios[nr - 1 - nr / 100], p01 = ratios[nr / 100];
+            if (p99 > 1.3f || p01 < 0.75f || floor_min < -0.03f * m->size.height ||
+                floor_min > 0.05f * m->size.height)
+                fprintf(stderr,
+                        "seed %llu %s: body edges p1 %.3f p99 %.3f, lowest %.4f of %.4f: %s\n",
+                        (unsigned long long)seed, clip->name, (double)p01, (double)p99,
+                        (double)floor_min, (double)m->size.height, t.description);
+            assert_true(p99 < 1.3f);
+            assert_true(p01 > 0.75f);
+            assert_true(floor_min > -0.03f * m->size.height);
+            assert_true(floor_min < 0.05f * m->size.height);
+            free(ratios);
+        }
+        free(p0), free(p1), free(world), free(skin), free(out);
+        sinew_model_free(m);
+        sinew_creature_truth_free(&t);
+    }
+}
+
+/* Bad arguments, the height option, allocation failures, the description. */
+static void test_random_arguments(void **state)
+{
+    (void)state;
+    sinew_model *m = (sinew_model *)&m;
+    sinew_creature_truth t;
+    sinew_error err = {0};
+    assert_int_equal(sinew_creature_build_random(3, NULL, NULL, &t, &err), SINEW_ERR_ARGUMENT);
+    float bad[] = {-1.0f, NAN, INFINITY};
+    for (int i = 0; i < 3; i++) {
+        sinew_creature_options opt = {.height = bad[i]};
+        assert_int_equal(sinew_creature_build_random(3, &opt, &m, &t, &err), SINEW_ERR_ARGUMENT);
+        assert_null(m);
+        assert_null(t.vertex_piece);
+        assert_non_null(strstr(err.message, "random"));
+    }
+    /* a height scales the drawn creature, and the traits say so */
+    sinew_creature_truth t0, t1;
+    sinew_model *a = build_random(5, &t0);
+    sinew_creature_options opt = {.height = 2.5f};
+    assert_int_equal(sinew_creature_build_random(5, &opt, &m, &t1, &err), SINEW_OK);
+    assert_float_equal(m->size.height, 2.5f, 1e-4f);
+    float k = 2.5f / a->size.height;
+    assert_float_equal(t1.traits.body_length, t0.traits.body_length * k,
+                       1e-4f * t1.traits.body_length);
+    assert_float_equal(t1.tail_length, t0.tail_length * k, 1e-3f * t1.height);
+    assert_int_equal(m->mesh.vertex_count, a->mesh.vertex_count);
+    sinew_model_free(a), sinew_model_free(m);
+    sinew_creature_truth_free(&t0), sinew_creature_truth_free(&t1);
+    /* the kind is not one sinew_creature_build makes */
+    assert_int_equal(sinew_creature_build(SINEW_CREATURE_RANDOM, NULL, &m, NULL, &err),
+                     SINEW_ERR_ARGUMENT);
+    assert_string_equal(sinew_creature_kind_name(SINEW_CREATURE_RANDOM), "random");
+
+    /* failing allocations: always a clean error, never a leak */
+    int failures = 0;
+    for (int budget = 0; budget < 300; budget += 11) {
+        budget_alloc ba = {budget, 0};
+        sinew_allocator al = {b_alloc, b_realloc, b_free, &ba};
+        sinew_creature_options o = {.allocator = &al};
+        sinew_result r = sinew_creature_build_random(7, &o, &m, &t, &err);
+        if (r == SINEW_OK) {
+            sinew_model_free(m);
+            sinew_creature_truth_free(&t);
+        } else {
+            assert_int_equal(r, SINEW_ERR_OUT_OF_MEMORY);
+            assert_null(m);
+            assert_null(t.vertex_piece);
+            failures++;
+        }
+        assert_int_equal(ba.live, 0);
+    }
+    assert_true(failures > 10);
+
+    /* the description: snprintf's contract */
+    sinew_creature_traits tr;
+    sinew_creature_random_traits(12, &tr);
+    char full[SINEW_CREATURE_DESCRIPTION_MAX], small[16];
+    int n = sinew_creature_traits_describe(&tr, full, sizeof full);
+    assert_true(n > 40 && (size_t)n < sizeof full);
+    assert_int_equal((int)strlen(full), n);
+    assert_true(strncmp(full, "seed 12: ", 9) == 0);
+    assert_int_equal(sinew_creature_traits_describe(&tr, small, sizeof small), n);
+    assert_int_equal((int)strlen(small), (int)sizeof small - 1);
+    assert_true(strncmp(full, small, sizeof small - 1) == 0);
+    assert_int_equal(sinew_creature_traits_describe(&tr, NULL, 0), n);
+    assert_string_equal(sinew_creature_style_name(SINEW_CREATURE_STYLE_COUNT), "invalid");
+    assert_string_equal(sinew_creature_tail_weights_name(SINEW_CREATURE_TAIL_WEIGHTS_RIGGED),
+                        "rigged");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -723,6 +1171,11 @@ int main(void)
         cmocka_unit_test(test_mouse_and_lizard_tails),
         cmocka_unit_test(test_template_tail_tears),
         cmocka_unit_test(test_height_option),
+        cmocka_unit_test(test_random_deterministic),
+        cmocka_unit_test(test_random_truth_consistent),
+        cmocka_unit_test(test_random_coverage),
+        cmocka_unit_test(test_random_clips),
+        cmocka_unit_test(test_random_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,6 +25,33 @@ static void *glb_of(sinew_creature_kind kind, size_t *size)
     return bytes;
 }
 
+/* The Walk clip of m and of its round trip r skins every vertex to the same place (within
+ * 1e-5 of the model's size) at 0.37 of its length. */
+static void assert_walk_plays_same(const sinew_model *m, const sinew_model *r)
+{
+    int32_t cm = sinew_model_find_clip(m, "Walk"), cr = sinew_model_find_clip(r, "Walk");
+    assert_true(cm >= 0 && cr >= 0);
+    uint32_t nodes = r->node_count > m->node_count ? r->node_count : m->node_count;
+    sinew_transform *pose = calloc(nodes, sizeof *pose);
+    sinew_mat4 *world = calloc(nodes, sizeof *world);
+    sinew_mat4 *skin = calloc(m->skin.joint_count, sizeof *skin);
+    sinew_vec3 *pa = calloc(m->mesh.vertex_count, sizeof *pa);
+    sinew_vec3 *pb = calloc(m->mesh.vertex_count, sizeof *pb);
+    float t = m->clips[cm].duration * 0.37f, worst = 0;
+    sinew_clip_sample(m, &m->clips[cm], t, pose);
+    sinew_pose_to_world(m, pose, world);
+    sinew_skin_matrices(m, world, skin);
+    sinew_skin_positions(m, skin, pa);
+    sinew_clip_sample(r, &r->clips[cr], t, pose);
+    sinew_pose_to_world(r, pose, world);
+    sinew_skin_matrices(r, world, skin);
+    sinew_skin_positions(r, skin, pb);
+    for (uint32_t v = 0; v < m->mesh.vertex_count; v++)
+        worst = fmaxf(worst, sinew_vec3_distance(pa[v], pb[v]));
+    assert_true(worst < 1e-5f * m->size.scale);
+    free(pose), free(world), free(skin), free(pa), free(pb);
+}
+
 static void test_glb_bytes_deterministic(void **state)
 {
     (void)state;
@@ -77,29 +104,7 @@ static void test_glb_round_trip(void **state)
         }
         assert_int_equal(r->clip_count, m->clip_count);
 
-        int32_t cm = sinew_model_find_clip(m, "Walk"), cr = sinew_model_find_clip(r, "Walk");
-        assert_true(cm >= 0 && cr >= 0);
-        sinew_transform *pose =
-            calloc(r->node_count > m->node_count ? r->node_count : m->node_count, sizeof *pose);
-        sinew_mat4 *world =
-            calloc(r->node_count > m->node_count ? r->node_count : m->node_count, sizeof *world);
-        sinew_mat4 *skin = calloc(m->skin.joint_count, sizeof *skin);
-        sinew_vec3 *pa = calloc(m->mesh.vertex_count, sizeof *pa);
-        sinew_vec3 *pb = calloc(m->mesh.vertex_count, sizeof *pb);
-        float t = m->clips[cm].duration * 0.37f, worst = 0;
-        sinew_clip_sample(m, &m->clips[cm], t, pose);
-        sinew_pose_to_world(m, pose, world);
-        sinew_skin_matrices(m, world, skin);
-        sinew_skin_positions(m, skin, pa);
-        sinew_clip_sample(r, &r->clips[cr], t, pose);
-        sinew_pose_to_world(r, pose, world);
-        sinew_skin_matrices(r, world, skin);
-        sinew_skin_positions(r, skin, pb);
-        for (uint32_t v = 0; v < m->mesh.vertex_count; v++)
-            worst = fmaxf(worst, sinew_vec3_distance(pa[v], pb[v]));
-        assert_true(worst < 1e-5f * m->size.scale);
-
-        free(pose), free(world), free(skin), free(pa), free(pb);
+        assert_walk_plays_same(m, r);
         free(bytes);
         sinew_model_free(r);
         sinew_model_free(m);
@@ -190,12 +195,178 @@ static void test_cli(void **state)
     test_run(out, sizeof out, "rm -rf %s", dir);
 }
 
+/* A random creature through io: same bytes twice, and the file reads back as the model (the
+ * truth's vertex order, weights, names; skinning the loaded Walk agrees) whatever the
+ * hierarchy (flat), bone axes (x, world) and units. */
+static void test_random_glb(void **state)
+{
+    (void)state;
+    /* seeds covering a flat Sketchfab hierarchy, X and world axes, helpers, tiny and huge units */
+    uint64_t seeds[8];
+    int n = 0, flat = 0, world = 0, x = 0, ik = 0;
+    for (uint64_t seed = 0; seed < 300 && n < 8; seed++) {
+        sinew_creature_traits t;
+        sinew_creature_random_traits(seed, &t);
+        int want = (t.flat_hierarchy && !flat) || (t.axes == SINEW_CREATURE_AXES_WORLD && !world) ||
+                   (t.axes == SINEW_CREATURE_AXES_X && !x) || (t.ik_helpers && !ik) || seed < 3;
+        if (!want) continue;
+        flat |= t.flat_hierarchy, world |= t.axes == SINEW_CREATURE_AXES_WORLD;
+        x |= t.axes == SINEW_CREATURE_AXES_X, ik |= t.ik_helpers;
+        seeds[n++] = seed;
+    }
+    assert_true(flat && world && x && ik);
+    for (int i = 0; i < n; i++) {
+        sinew_model *m = NULL, *r = NULL;
+        sinew_document *doc = NULL, *back = NULL;
+        sinew_error err = {0};
+        assert_int_equal(sinew_creature_build_random(seeds[i], NULL, &m, NULL, &err), SINEW_OK);
+        if (sinew_document_from_model(m, &doc, &err)) fail_msg("from_model: %s", err.message);
+        void *bytes = NULL, *again = NULL;
+        size_t size = 0, size2 = 0;
+        if (sinew_document_write_glb_memory(doc, &bytes, &size, &err)) fail_msg("%s", err.message);
+        {
+            sinew_model *m2 = NULL;
+            sinew_document *d2 = NULL;
+            assert_int_equal(sinew_creature_build_random(seeds[i], NULL, &m2, NULL, &err),
+                             SINEW_OK);
+            assert_int_equal(sinew_document_from_model(m2, &d2, &err), SINEW_OK);
+            assert_int_equal(sinew_document_write_glb_memory(d2, &again, &size2, &err), SINEW_OK);
+            assert_int_equal(size, size2);
+            assert_memory_equal(bytes, again, size); /* same bytes every run */
+            free(again);
+            sinew_document_free(d2);
+            sinew_model_free(m2);
+        }
+        if (sinew_document_load_memory(bytes, size, NULL, &back, &err)) fail_msg("%s", err.message);
+        if (sinew_model_from_document(back, NULL, &r, &err)) fail_msg("%s", err.message);
+        assert_int_equal(r->mesh.vertex_count, m->mesh.vertex_count);
+        assert_memory_equal(r->mesh.positions, m->mesh.positions,
+                            m->mesh.vertex_count * sizeof(sinew_vec3));
+        assert_int_equal(r->skin.joint_count, m->skin.joint_count);
+        for (uint32_t j = 0; j < m->skin.joint_count; j++)
+            assert_string_equal(r->nodes[r->skin.joints[j].node].name,
+                                m->nodes[m->skin.joints[j].node].name);
+        assert_walk_plays_same(m, r);
+        free(bytes);
+        sinew_model_free(r);
+        sinew_model_free(m);
+        sinew_document_free(back);
+        sinew_document_free(doc);
+    }
+}
+
+/* `sinew creature --random SEED`: same bytes every run, its truth, and its usage errors. */
+static void test_random_cli(void **state)
+{
+    (void)state;
+    char dir[512], a[600], b[600], ta[600], tb[600], out[8192];
+    assert_non_null(test_tmpdir(dir, sizeof dir));
+    const char *bin = test_sinew_bin();
+    snprintf(a, sizeof a, "%s/r.glb", dir);
+    snprintf(b, sizeof b, "%s/r2.glb", dir);
+    snprintf(ta, sizeof ta, "%s/r.json", dir);
+    snprintf(tb, sizeof tb, "%s/r2.json", dir);
+    assert_int_equal(
+        test_run(out, sizeof out, "%s creature --random 7 -o %s --truth %s", bin, a, ta), 0);
+    assert_non_null(strstr(out, "random 7: "));
+    assert_non_null(strstr(out, "seed 7: "));
+    assert_int_equal(
+        test_run(out, sizeof out, "%s creature -o %s --random 7 --truth %s", bin, b, tb), 0);
+    size_t na, nb, nta, ntb;
+    char *ga = test_read_file(a, &na), *gb = test_read_file(b, &nb);
+    char *ja = test_read_file(ta, &nta), *jb = test_read_file(tb, &ntb);
+    assert_non_null(ga), assert_non_null(gb), assert_non_null(ja), assert_non_null(jb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(ga, gb, na);
+    assert_int_equal(nta, ntb);
+    assert_memory_equal(ja, jb, nta);
+
+    /* the truth parses and describes the file */
+    sinew_document *doc = NULL;
+    sinew_model *m = NULL;
+    sinew_error err = {0};
+    assert_int_equal(sinew_document_load_file(a, NULL, &doc, &err), SINEW_OK);
+    assert_int_equal(sinew_model_from_document(doc, NULL, &m, &err), SINEW_OK);
+    cJSON *truth = cJSON_Parse(ja);
+    assert_non_null(truth);
+    assert_string_equal(cJSON_GetObjectItem(truth, "kind")->valuestring, "random");
+    assert_int_equal(cJSON_GetObjectItem(truth, "seed")->valueint, 7);
+    assert_true(strncmp(cJSON_GetObjectItem(truth, "description")->valuestring, "seed 7: ", 8) ==
+                0);
+    assert_int_equal(cJSON_GetObjectItem(truth, "vertex_count")->valueint,
+                     (int)m->mesh.vertex_count);
+    cJSON *labels = cJSON_GetObjectItem(truth, "vertex_piece");
+    assert_int_equal(cJSON_GetArraySize(labels), (int)m->mesh.vertex_count);
+    cJSON *traits = cJSON_GetObjectItem(truth, "traits");
+    assert_non_null(traits);
+    sinew_creature_traits tr;
+    sinew_creature_random_traits(7, &tr);
+    assert_string_equal(cJSON_GetObjectItem(traits, "style")->valuestring,
+                        sinew_creature_style_name(tr.style));
+    assert_string_equal(cJSON_GetObjectItem(traits, "tail")->valuestring,
+                        sinew_creature_tail_shell_name(tr.tail));
+    assert_true(cJSON_IsBool(cJSON_GetObjectItem(truth, "tail_rigged")));
+    int tail = cJSON_GetObjectItem(truth, "tail_piece")->valueint;
+    cJSON *pieces = cJSON_GetObjectItem(truth, "pieces");
+    if (tail >= 0) {
+        cJSON *tp = cJSON_GetArrayItem(pieces, tail);
+        assert_string_equal(cJSON_GetObjectItem(tp, "part")->valuestring, "tail");
+        assert_true(
+            sinew_model_find_node(m, cJSON_GetObjectItem(tp, "attach_joint")->valuestring) >= 0);
+    }
+    cJSON_Delete(truth);
+    sinew_model_free(m);
+    sinew_document_free(doc);
+    free(ga), free(gb), free(ja), free(jb);
+
+    /* the largest seed, and one whose JSON number would not hold it exactly */
+    snprintf(b, sizeof b, "%s/max.glb", dir);
+    snprintf(tb, sizeof tb, "%s/max.json", dir);
+    assert_int_equal(test_run(out, sizeof out,
+                              "%s creature --random 18446744073709551615 -o %s "
+                              "--truth %s",
+                              bin, b, tb),
+                     0);
+    jb = test_read_file(tb, &ntb);
+    assert_non_null(jb);
+    assert_non_null(strstr(jb, "\"seed\":\t\"18446744073709551615\""));
+    free(jb);
+    /* --height scales a random creature too */
+    snprintf(b, sizeof b, "%s/tall.glb", dir);
+    assert_int_equal(test_run(out, sizeof out, "%s creature --random 3 --height 40 -o %s", bin, b),
+                     0);
+    assert_non_null(strstr(out, "height 40.000 units"));
+
+    /* usage errors: exit 2 with a message, nothing written */
+    snprintf(b, sizeof b, "%s/none.glb", dir);
+    const char *bad[] = {"-1", "abc", "1.5", "''", "18446744073709551616", "0x10", "' 3'", "+4"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(test_run(out, sizeof out, "%s creature --random %s -o %s", bin, bad[i], b),
+                         2);
+        assert_non_null(strstr(out, "--random wants a whole number"));
+    }
+    assert_int_equal(test_run(out, sizeof out, "%s creature -o %s --random", bin, b), 2);
+    assert_int_equal(test_run(out, sizeof out, "%s creature fox --random 3 -o %s", bin, b), 2);
+    assert_non_null(strstr(out, "not both"));
+    assert_int_equal(test_run(out, sizeof out, "%s creature --random 3", bin), 2);
+    assert_non_null(strstr(out, "missing -o"));
+    assert_int_equal(
+        test_run(out, sizeof out, "%s creature --random 3 -o %s --truth %s", bin, b, b), 2);
+    assert_false(test_file_exists(b));
+    /* --list mentions the random family */
+    assert_int_equal(test_run(out, sizeof out, "%s creature --list", bin), 0);
+    assert_non_null(strstr(out, "--random SEED"));
+    test_run(out, sizeof out, "rm -rf %s", dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_glb_bytes_deterministic),
         cmocka_unit_test(test_glb_round_trip),
         cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_random_glb),
+        cmocka_unit_test(test_random_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -191,7 +191,7 @@ static void test_samples_match_whole_array(void **state)
 /* ---- the shared models ---- */
 
 #define MAX_SAMPLES 65536u
-#define RESOLUTIONS 4 /* n = 1..4 measured and printed; the default (3) is asserted */
+#define RESOLUTIONS 6 /* n = 1..6 measured and printed; the default (6) is asserted */
 
 typedef struct frame_buffers {
     sinew_transform *pose;
@@ -282,7 +282,7 @@ static void check_model(const char *path, const char *name, float *worst_fractio
                       name, res, 24 * res * res + 2, counts[0], counts[1], n, 100.0 * counts[0] / n,
                       m->clip_count, frames, 100.0 * err_frac[0], 100.0 * err_frac[1],
                       (double)size);
-        if (res == 3) { /* the default */
+        if (res == 6) { /* the default */
             worst_fraction[0] = fmaxf(worst_fraction[0], fmaxf(err_frac[0], err_frac[1]));
             /* a few hundred vertices are all hull: the fraction means something from 500 */
             if (n >= 500) worst_fraction[1] = fmaxf(worst_fraction[1], (float)counts[0] / (float)n);
@@ -333,13 +333,14 @@ static void test_shared_models(void **state)
         char path[4096];
         check_model(test_path(path, sizeof path, dir, sorted[i]), sorted[i], worst);
     }
-    print_message("default (n=3), over every model: max |c_s - c_all| %.4f%% of the world size, "
+    print_message("default (n=6), over every model: max |c_s - c_all| %.4f%% of the world size, "
                   "at most %.1f%% of the vertices sampled (models of 500 vertices or more)\n",
                   100.0 * worst[0], 100.0 * worst[1]);
-    /* measured: 0.128% (quaternius_TRex), samples at most 27% (RiggedSimple, a cylinder
-     * whose skin is mostly hull), 19% on quaternius_Fox */
+    /* measured (19 shared files): 0.090% (quaternius_TRex), samples at most 55% (ToonCat and
+     * quaternius_UM_Bunny, whose skin is mostly blended groups), 15-25% on the Quaternius
+     * animals. The bounds leave room for new files, not for sampling every vertex. */
     assert_true(worst[0] <= 0.0025f);
-    assert_true(worst[1] <= 0.35f);
+    assert_true(worst[1] <= 0.60f);
 }
 
 int main(void)

@@ -13,13 +13,13 @@ static void print_report(const sinew_model *m, const sinew_rig_report *r)
         const sinew_rig_piece *pc = &r->pieces[p];
         if (pc->verdict == SINEW_RIG_VERDICT_MERGED) continue;
         fprintf(stderr,
-                "  piece %u %-8s n=%u far=%u att=%s ratio=%.2f elong=%.2f L=%.3f K=%u "
+                "  piece %u %-8s n=%u att=%s radius=%.3f elong=%.2f L=%.3f K=%u "
                 "before=%.3f after=%.3f radius=%.3f | %s\n",
-                p, sinew_rig_verdict_name(pc->verdict), pc->vertex_count, pc->far_count,
+                p, sinew_rig_verdict_name(pc->verdict), pc->vertex_count,
                 pc->attach_joint >= 0 ? m->nodes[m->skin.joints[pc->attach_joint].node].name : "-",
-                (double)pc->centroid_ratio, (double)pc->elongation, (double)pc->length,
-                pc->segments, (double)pc->distance_before, (double)pc->distance_after,
-                (double)pc->radius, pc->reason);
+                (double)pc->radius, (double)pc->elongation, (double)pc->length, pc->segments,
+                (double)pc->distance_before, (double)pc->distance_after, (double)pc->radius,
+                pc->reason);
     }
 }
 

@@ -7,7 +7,7 @@
 #include "cli.h"
 
 const char *bake_cli_options_help =
-    "spring options (defaults are seed 000's, for a 1.91 m fox, scaled to the model's size):\n"
+    "spring options (defaults tuned on a 1.91 m fox, scaled to the model's size):\n"
     "  --frequency HZ    root link frequency, the tip gets half (default 0.9)\n"
     "  --damping Z       damping ratio (default 0.65)\n"
     "  --gravity G       m/s^2 at the reference size (default 1)\n"

@@ -90,6 +90,7 @@ const char *cli_option_value(const char *command, int argc, char **argv, int *i)
 
 int cli_write_text_atomic(const char *path, const char *text)
 {
+    if (!strcmp(path, "-")) return fputs(text, stdout) >= 0 && fputc('\n', stdout) != EOF;
     size_t n = strlen(path) + 16;
     char *tmp = malloc(n);
     if (!tmp) return 0;
@@ -184,4 +185,13 @@ uint32_t cli_mark_tail_skin(const sinew_model *model, uint8_t *mask)
     sinew_metrics_dominated_by(model, joints, n, mask);
     free(joints);
     return n;
+}
+
+int cli_same_file(const char *a, const char *b)
+{
+    if (!strcmp(a, b)) return 1;
+    struct stat sa, sb;
+    /* The same inode, whatever the spelling, a symlink or a hard link. */
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }

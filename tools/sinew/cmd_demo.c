@@ -20,7 +20,7 @@ static const char *usage =
     "Runs the tail pipeline on a built-in procedural character (no files needed) and writes\n"
     "into DIR (default: sinew-demo):\n"
     "  KIND_template.glb   the character as a template auto-rigger leaves it\n"
-    "  KIND_rigid.glb      its tail rigid on the pelvis (seed 000's step one)\n"
+    "  KIND_rigid.glb      its tail rigid on the pelvis (the first fix)\n"
     "  KIND_tail.glb       its tail on its own bone chain, the motion baked into every clip\n"
     "  KIND_report.json    what was found, piece by piece\n"
     "  compare.png         template / rigid / chain at mid-stride of the first clip\n"
@@ -103,7 +103,7 @@ int cmd_demo(int argc, char **argv)
     sinew_creature_truth truth;
     memset(&truth, 0, sizeof truth);
     sinew_document *templ = NULL, *rigid_doc = NULL, *chain_doc = NULL;
-    tail_run rigid, chain;
+    sinew_tail_result rigid, chain;
     memset(&rigid, 0, sizeof rigid);
     memset(&chain, 0, sizeof chain);
     render_panel panels[3];
@@ -123,10 +123,8 @@ int cmd_demo(int argc, char **argv)
                                   &err) != SINEW_OK ||
         /* the rigged versions, each a copy of the template: rigid (seed 000's step one) and
          * the chain, baked */
-        tail_cli_run_copy(templ, model, SINEW_RIG_MODE_RIGID, &rigid_doc, &rigid, &err) !=
-            SINEW_OK ||
-        tail_cli_run_copy(templ, model, SINEW_RIG_MODE_CHAIN, &chain_doc, &chain, &err) !=
-            SINEW_OK ||
+        tail_cli_run_copy(templ, SINEW_RIG_MODE_RIGID, &rigid_doc, &rigid, &err) != SINEW_OK ||
+        tail_cli_run_copy(templ, SINEW_RIG_MODE_CHAIN, &chain_doc, &chain, &err) != SINEW_OK ||
         sinew_document_write_file(rigid_doc, in_dir(path, sizeof path, dir, kind_name, "rigid.glb"),
                                   &err) != SINEW_OK ||
         sinew_document_write_file(chain_doc, in_dir(path, sizeof path, dir, kind_name, "tail.glb"),
@@ -141,15 +139,15 @@ int cmd_demo(int argc, char **argv)
         goto done;
     }
     printf("== %s: %s\n", kind_name, sinew_creature_kind_summary(kind));
-    tail_cli_print(in_dir(path, sizeof path, dir, kind_name, "template.glb"), model, &chain);
+    tail_cli_print(in_dir(path, sizeof path, dir, kind_name, "template.glb"), &chain, 0);
     char template_name[64], tail_name[64];
     snprintf(template_name, sizeof template_name, "%s_template.glb", kind_name);
     snprintf(tail_name, sizeof tail_name, "%s_tail.glb", kind_name);
-    if (!tail_cli_write_report(in_dir(path, sizeof path, dir, kind_name, "report.json"), model,
-                               &chain, template_name, tail_name, "chain"))
+    if (!tail_cli_write_report(in_dir(path, sizeof path, dir, kind_name, "report.json"), &chain,
+                               template_name, tail_name, "chain"))
         fprintf(stderr, "sinew demo: could not write the report\n");
 
-    printf("\n== edge stretch (seed 000, \"Medindo o resultado\")\n");
+    printf("\n== edge stretch\n");
     if (tail_cli_stretch_compare(templ, NULL, 24, &err) != SINEW_OK) {
         code = cli_report("demo", &err);
         goto done;
@@ -157,7 +155,7 @@ int cmd_demo(int argc, char **argv)
 
     /* Pictures at mid-stride of the first clip. */
     const char *clip = model->clip_count ? model->clips[0].name : NULL;
-    const sinew_model *versions[3] = {model, rigid.result, chain.result};
+    const sinew_model *versions[3] = {model, rigid.model, chain.model};
     static const char *labels[3] = {"template rig", "rigid on pelvis", "tail chain"};
     for (int i = 0; i < 3; i++)
         if (render_cli_pose(&panels[i], versions[i], clip, -1.0f, labels[i], &err) != SINEW_OK) {
@@ -194,8 +192,8 @@ int cmd_demo(int argc, char **argv)
 done:
     for (int i = 0; i < 3; i++)
         render_cli_panel_free(&panels[i]);
-    tail_run_free(&rigid);
-    tail_run_free(&chain);
+    sinew_tail_result_free(&rigid);
+    sinew_tail_result_free(&chain);
     sinew_document_free(templ);
     sinew_document_free(rigid_doc);
     sinew_document_free(chain_doc);

@@ -25,7 +25,7 @@ static void usage(FILE *out)
             "usage: sinew solve --source A.glb --target B.glb -o OUT.glb [options]\n"
             "       sinew solve --source A.glb --control [-o OUT.glb] [options]\n\n"
             "Re-solves the source (artist) rig's clips onto the target rig of the same creature\n"
-            "by fitting its skinned surface (seed 004): per frame, each bone gets a weighted\n"
+            "by fitting its skinned surface: per frame, each bone gets a weighted\n"
             "rigid fit (Horn's quaternion method) to what the other bones leave unexplained.\n"
             "The solved clips are written into the target as animations named like the source\n"
             "clips, as local translation/rotation tracks of the target's own joints.\n\n"

@@ -23,21 +23,9 @@ static const char *usage =
     "  --clip NAME    one clip (default: every clip)\n"
     "  --samples N    moments per clip, 1..10000 (default 24)\n"
     "  --json         print JSON instead of the table\n"
-    "  --compare      run the tail pipeline in memory and print seed 000's rows: the tail\n"
+    "  --compare      run the tail pipeline in memory and print the comparison rows: the tail\n"
     "                 edges of the original rig, of the tail rigid on the pelvis, of the\n"
     "                 baked tail chain, and the body edges as reference\n";
-
-static cJSON *stats_json(const sinew_stretch_stats *s)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "samples", (double)s->samples);
-    cJSON_AddNumberToObject(o, "p95", s->p95);
-    cJSON_AddNumberToObject(o, "p99", s->p99);
-    cJSON_AddNumberToObject(o, "max", s->max);
-    cJSON_AddNumberToObject(o, "min", s->min);
-    cJSON_AddNumberToObject(o, "torn_share", s->torn_share);
-    return o;
-}
 
 static void print_row(const char *label, const sinew_stretch_stats *s)
 {
@@ -131,8 +119,8 @@ int cmd_stretch(int argc, char **argv)
         if (json) {
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "name", model->clips[c].name);
-            cJSON_AddItemToObject(o, "tail", stats_json(&st));
-            cJSON_AddItemToObject(o, "body", stats_json(&sb));
+            cJSON_AddItemToObject(o, "tail", tail_cli_stretch_json(&st));
+            cJSON_AddItemToObject(o, "body", tail_cli_stretch_json(&sb));
             cJSON_AddItemToArray(clips, o);
         } else {
             printf("clip %s (%.2f s, %lu moments)\n", model->clips[c].name,

@@ -1,116 +1,160 @@
-/* sinew tail: find appendages a template auto-rigger missed and give a tail its own bone chain
- * (seed 000, "Encontrando a cauda" .. "Etapa dois"; issue 3). */
+/* sinew tail: find the appendages a template auto-rigger gave no bones and give a tail its own
+ * bone chain (the job is the library's: sinew/pipeline.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
+#include "bake_cli.h"
 #include "cli.h"
 #include "commands.h"
 #include "sinew/document.h"
-#include "sinew/rig.h"
-#include "bake_cli.h"
+#include "sinew/pipeline.h"
 #include "tail_cli.h"
 
+#define MAX_ROWS 64 /* --piece / --skip rows given at most */
+
 static const char *usage =
-    "usage: sinew tail IN -o OUT [--report R.json] [--mode chain|rigid] [--dress-spine]\n"
-    "                  [--no-bake]\n"
+    "usage: sinew tail IN -o OUT [--report R.json] [--json] [--mode chain|rigid]\n"
+    "                  [--tail-from JOINT] [--piece N]... [--skip N]... [--dress-spine]\n"
+    "                  [--no-bake] [--no-check] [-v] [spring options]\n"
     "\n"
-    "Finds skin far from every bone (over 7% of the model's size), decides for each piece\n"
-    "whether it is body, a head piece (ears), a garment (cape, skirt), a piece on the spine\n"
-    "(quiver, strap), a sleeve, or a long piece hanging from the pelvis (a tail), and gives a\n"
-    "tail its own bones Tail_1..Tail_K + Tail_End under the pelvis, re-weighted along it.\n"
-    "Nothing else in the file changes. Prints what it found, one row per piece.\n"
+    "Finds the parts of the skin that no bone runs inside (walking each protrusion from its\n"
+    "tip along its cross-sections until a bone passes through one), decides for each what it\n"
+    "is (a tail hanging from the pelvis, ears or horns on the head, a mane or plates on the\n"
+    "back, a bump, a cape), and gives a tail its own bones Tail_1..Tail_K + Tail_End under the\n"
+    "pelvis, re-weighted along it, then simulates its spring motion and bakes it into every\n"
+    "clip. Before writing, it plays the input and the result over every clip and gives the\n"
+    "skin at the tail's root back its rigger's weights where the chain made it strain more\n"
+    "than before (or drops the chain), and says so. Nothing else in the file changes.\n"
     "\n"
-    "  -o OUT           output .glb (or .gltf); written whole or not at all\n"
-    "  --report R.json  also write the findings as JSON (an \"appendages\" list)\n"
-    "  --mode chain     default: a bone chain with blended weights (seed's step two)\n"
-    "  --mode rigid     every tail vertex on the pelvis with weight 1 (seed's step one)\n"
-    "  --dress-spine    long pieces on the spine (quiver, sheath) get weight 1 on their bone\n"
-    "                   instead of staying as the rigger left them\n"
-    "  --no-bake        copy the clips unchanged (by default a chain's motion is simulated\n"
-    "                   with the spring runtime and baked into every clip as keys, as\n"
-    "                   'sinew bake' does: see the spring options below)\n"
-    "\n"
-    "The size H is the larger of the model's height and its longest horizontal extent, so an\n"
-    "upright biped and a horizontal lizard both get sensible thresholds.\n\n";
+    "  -o OUT             output .glb (or .gltf); written whole or not at all; never IN\n"
+    "  --report R.json    also write the findings as JSON (an \"appendages\" list, the check)\n"
+    "  --json             print that JSON instead of the tables\n"
+    "  --mode chain       default: a bone chain with blended weights\n"
+    "  --mode rigid       every tail vertex on the pelvis with weight 1 (no chain)\n"
+    "  --tail-from JOINT  the tail hangs from this joint: the piece rooted nearest it is the\n"
+    "                     tail, its chain goes under JOINT\n"
+    "  --piece N          chain row N of the table, whatever its verdict (repeatable)\n"
+    "  --skip N           leave row N alone (repeatable)\n"
+    "  --dress-spine      pieces on the back (a quiver, a sheath) get weight 1 on their bone\n"
+    "                     instead of staying as the rigger left them\n"
+    "  --no-bake          copy the clips unchanged (by default a chain's motion is simulated\n"
+    "                     with the spring runtime and baked into every clip, as 'sinew bake'\n"
+    "                     does: see the spring options below)\n"
+    "  --no-check         skip the do-no-harm check\n"
+    "  -v, --verbose      also print the landmarks\n"
+    "\n";
+
+static int parse_row(const char *v, uint32_t *rows, uint32_t *count)
+{
+    unsigned long n;
+    if (!cli_parse_uint(v, 0, 100000, &n) || *count >= MAX_ROWS) return 0;
+    rows[(*count)++] = (uint32_t)n;
+    return 1;
+}
 
 int cmd_tail(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *report_path = NULL, *mode = "chain";
-    sinew_rig_options opt;
+    sinew_tail_options opt;
     memset(&opt, 0, sizeof opt);
     sinew_dyn_params params;
     memset(&params, 0, sizeof params);
-    int bake = 1;
+    uint32_t pieces[MAX_ROWS], skips[MAX_ROWS];
+    int json = 0, verbose = 0;
     for (int i = 1; i < argc; i++) {
         int took = bake_cli_parse_option("tail", argc, argv, &i, &params);
         if (took < 0) return CLI_EXIT_USAGE;
         if (took) continue;
-        if (cli_is_help(argv[i])) {
-            printf("%s%s", usage, bake_cli_options_help);
+        const char *a = argv[i], *v;
+        if (cli_is_help(a)) {
+            printf("%s%s\n%s", usage, bake_cli_options_help, tail_cli_legend);
             return CLI_EXIT_OK;
-        } else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (!(out = cli_option_value("tail", argc, argv, &i))) return CLI_EXIT_USAGE;
-        } else if (!strcmp(argv[i], "--report")) {
+        } else if (!strcmp(a, "--report")) {
             if (!(report_path = cli_option_value("tail", argc, argv, &i))) return CLI_EXIT_USAGE;
-        } else if (!strcmp(argv[i], "--mode")) {
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--mode")) {
             if (!(mode = cli_option_value("tail", argc, argv, &i))) return CLI_EXIT_USAGE;
             if (!strcmp(mode, "chain"))
-                opt.mode = SINEW_RIG_MODE_CHAIN;
+                opt.rig.mode = SINEW_RIG_MODE_CHAIN;
             else if (!strcmp(mode, "rigid"))
-                opt.mode = SINEW_RIG_MODE_RIGID;
+                opt.rig.mode = SINEW_RIG_MODE_RIGID;
             else
                 return cli_usage_error("tail", "--mode must be chain or rigid, not '%s'", mode);
-        } else if (!strcmp(argv[i], "--dress-spine")) {
-            opt.dress_spine = 1;
-        } else if (!strcmp(argv[i], "--no-bake")) {
-            bake = 0;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return cli_usage_error("tail", "unknown option '%s'", argv[i]);
+        } else if (!strcmp(a, "--tail-from")) {
+            if (!(opt.rig.tail_from = cli_option_value("tail", argc, argv, &i)))
+                return CLI_EXIT_USAGE;
+        } else if (!strcmp(a, "--piece") || !strcmp(a, "--skip")) {
+            int skip = a[2] == 's';
+            if (!(v = cli_option_value("tail", argc, argv, &i))) return CLI_EXIT_USAGE;
+            if (!parse_row(v, skip ? skips : pieces,
+                           skip ? &opt.rig.skip_piece_count : &opt.rig.chain_piece_count))
+                return cli_usage_error("tail",
+                                       "%s wants a row number of the table (0, 1, ...), "
+                                       "at most %d of them, not '%s'",
+                                       a, MAX_ROWS, v);
+        } else if (!strcmp(a, "--dress-spine")) {
+            opt.rig.dress_spine = 1;
+        } else if (!strcmp(a, "--no-bake")) {
+            opt.no_bake = 1;
+        } else if (!strcmp(a, "--no-check")) {
+            opt.no_guard = 1;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            verbose = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return cli_usage_error("tail", "unknown option '%s' (see sinew tail --help)", a);
         } else if (!in) {
-            in = argv[i];
+            in = a;
         } else {
-            return cli_usage_error("tail", "more than one input ('%s' and '%s')", in, argv[i]);
+            return cli_usage_error("tail", "more than one input ('%s' and '%s')", in, a);
         }
     }
     if (!in) return cli_usage_error("tail", "missing input file");
     if (!out) return cli_usage_error("tail", "missing -o OUT");
+    if (cli_same_file(in, out))
+        return cli_usage_error("tail", "-o names the input file %s (inputs are never modified)",
+                               in);
+    if (report_path && (cli_same_file(report_path, in) || cli_same_file(report_path, out)))
+        return cli_usage_error("tail", "--report names the input or the output file");
+    opt.rig.chain_pieces = pieces;
+    opt.rig.skip_pieces = skips;
+    opt.bake.params = &params;
 
     sinew_error err;
     memset(&err, 0, sizeof err);
     sinew_document *doc = NULL;
-    sinew_model *model = NULL;
-    tail_run run;
+    sinew_tail_result run;
     memset(&run, 0, sizeof run);
     int code = CLI_EXIT_OK;
-    if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK ||
-        sinew_model_from_document(doc, NULL, &model, &err) != SINEW_OK) {
+    if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK) {
+        code = cli_report("tail", &err);
+        goto done;
+    }
+    if (sinew_tail_run(doc, &opt, &run, &err) != SINEW_OK ||
+        sinew_document_write_file(doc, out, &err) != SINEW_OK) {
         if (err.code == SINEW_ERR_ARGUMENT) err.code = SINEW_ERR_FORMAT; /* the file's fault */
         code = cli_report("tail", &err);
         goto done;
     }
-    sinew_bake_options bake_options;
-    memset(&bake_options, 0, sizeof bake_options);
-    bake_options.params = &params;
-    if (tail_cli_run(doc, model, &opt, bake, &bake_options, &run, &err) != SINEW_OK ||
-        sinew_document_write_file(doc, out, &err) != SINEW_OK) {
-        if (err.code == SINEW_ERR_ARGUMENT) err.code = SINEW_ERR_FORMAT;
-        code = cli_report("tail", &err);
+    if (report_path && !tail_cli_write_report(report_path, &run, in, out, mode)) {
+        fprintf(stderr, "sinew tail: could not write the report %s\n", report_path);
+        remove(out); /* no partial output: the report was asked for and failed */
+        code = CLI_EXIT_INTERNAL;
         goto done;
     }
-    if (report_path) {
-        if (!tail_cli_write_report(report_path, model, &run, in, out, mode)) {
-            fprintf(stderr, "sinew tail: could not write the report %s\n", report_path);
-            remove(out); /* no partial output: the report was asked for and failed */
-            code = CLI_EXIT_INTERNAL;
-            goto done;
-        }
+    if (json) {
+        if (!tail_cli_write_report("-", &run, in, out, mode)) code = CLI_EXIT_INTERNAL;
+    } else {
+        tail_cli_print(in, &run, verbose);
     }
-    tail_cli_print(in, model, &run);
 done:
-    tail_run_free(&run);
-    sinew_model_free(model);
+    sinew_tail_result_free(&run);
     sinew_document_free(doc);
     return code;
 }

@@ -8,11 +8,10 @@
 /* In the order a user meets them: the main job, the pipeline's steps, then tools. */
 static const cli_command commands[] = {
     {"demo", "the main job on a built-in fox: find its tail, chain it, bake it, show it", cmd_demo},
-    {"tail", "find a tail the rigger missed and give it a bone chain (seed 000)", cmd_tail},
-    {"bake", "simulate the Tail_* chain over every clip and write keys (seed 000)", cmd_bake},
-    {"stretch", "edge stretch of tail and body skin over clips (seed 000)", cmd_stretch},
-    {"solve", "re-solve a clip onto another rig by fitting the skinned surface (seed 004)",
-     cmd_solve},
+    {"tail", "find a tail the rigger missed and give it a bone chain", cmd_tail},
+    {"bake", "simulate the Tail_* chain over every clip and write keys", cmd_bake},
+    {"stretch", "edge stretch of tail and body skin over clips", cmd_stretch},
+    {"solve", "re-solve a clip onto another rig by fitting the skinned surface", cmd_solve},
     {"render", "draw a skinned pose (or several side by side) to a PNG", cmd_render},
     {"inspect", "meshes, skeleton, clips, size and warnings of a .glb/.gltf", cmd_inspect},
     {"convert", "load, validate and rewrite a .glb/.gltf (the io round trip)", cmd_convert},

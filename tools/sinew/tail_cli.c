@@ -1,4 +1,4 @@
-/* The tail pipeline as the CLI runs it: rig, edit, rebuild, bake; its table and report. */
+/* The tail job's table and report (the job itself is the library's: sinew/pipeline.h). */
 #include "tail_cli.h"
 
 #include <stdio.h>
@@ -10,17 +10,72 @@
 #include "bake_cli.h"
 #include "cli.h"
 
+const char *tail_cli_legend =
+    "The table, one row per appendage found (a protrusion of the skin with no bone inside):\n"
+    "  #          row number, for --piece N and --skip N\n"
+    "  what       tail    long enough, hangs from the pelvis: gets a bone chain\n"
+    "             rigid   the same with --mode rigid: weight 1 on the pelvis\n"
+    "             head    on the head (ears, horns, a frill): unchanged\n"
+    "             spine   on the back or neck (a mane, plates, a quiver): unchanged\n"
+    "             dressed the same with --dress-spine: weight 1 on its spine bone\n"
+    "             limb    on an arm or leg (claws, a sleeve): unchanged\n"
+    "             bump    at the pelvis but too short to be a tail: unchanged\n"
+    "             sheet   a sheet, not a tube (a cape, a flap): unchanged\n"
+    "             skipped would be a tail; left alone (--skip, or dropped by the check)\n"
+    "  verts      its vertices\n"
+    "  hangs from the joint nearest its root (a torso or thigh joint preferred)\n"
+    "  length     root to tip along the skin, in H (the model's size: the larger of its\n"
+    "             height and its length)\n"
+    "  thick      its median thickness (twice the cross-section radius), in H\n"
+    "  x long     length / thickness\n"
+    "  shells     surfaces merged into it (fur over skin: 2)\n"
+    "  reach      mean distance of its skin to the bones that move it, in H: before -> after\n"
+    "Bumps beyond the end of a bone (hooves, a snout, finger tips) are counted, not listed.\n"
+    "The check (do no harm), per clip: p99 and torn share of the re-weighted skin's edges\n"
+    "(tail: both ends re-weighted; body: every other edge), before -> after. Torn: an edge\n"
+    "stretched beyond 1.5x or squashed below 0.67x its rest length.\n";
+
 static const char *joint_name(const sinew_model *m, int32_t j)
 {
-    if (j < 0 || (uint32_t)j >= m->skin.joint_count) return "-";
+    if (!m || j < 0 || (uint32_t)j >= m->skin.joint_count) return "-";
     const char *n = m->nodes[m->skin.joints[j].node].name;
     return n ? n : "-";
 }
 
-/* The findings as JSON: an "appendages" list and the landmarks. */
-static cJSON *report_json(const sinew_model *m, const tail_run *run, const char *in,
-                          const char *out, const char *mode)
+static const char *what_name(sinew_rig_verdict v)
 {
+    return v == SINEW_RIG_VERDICT_CHAIN ? "tail" : sinew_rig_verdict_name(v);
+}
+
+/* The up axis as a word when it is one ("+Z"), else "(x, y, z)". */
+static void up_name(sinew_vec3 up, char *out, size_t size)
+{
+    const float c[3] = {up.x, up.y, up.z};
+    for (int k = 0; k < 3; k++)
+        if (fabsf(c[k]) > 0.9999f) {
+            snprintf(out, size, "%c%c", c[k] > 0 ? '+' : '-', "XYZ"[k]);
+            return;
+        }
+    snprintf(out, size, "(%.2f, %.2f, %.2f)", (double)up.x, (double)up.y, (double)up.z);
+}
+
+cJSON *tail_cli_stretch_json(const sinew_stretch_stats *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "samples", (double)s->samples);
+    cJSON_AddNumberToObject(o, "p95", s->p95);
+    cJSON_AddNumberToObject(o, "p99", s->p99);
+    cJSON_AddNumberToObject(o, "max", s->max);
+    cJSON_AddNumberToObject(o, "min", s->min);
+    cJSON_AddNumberToObject(o, "torn_share", s->torn_share);
+    return o;
+}
+
+/* The findings as JSON. */
+static cJSON *report_json(const sinew_tail_result *run, const char *in, const char *out,
+                          const char *mode)
+{
+    const sinew_model *m = run->input;
     const sinew_rig_report *rep = &run->report;
     const sinew_rig_plan *plan = &run->plan;
     cJSON *root = cJSON_CreateObject();
@@ -28,7 +83,9 @@ static cJSON *report_json(const sinew_model *m, const tail_run *run, const char 
     cJSON_AddStringToObject(root, "output", out);
     cJSON_AddStringToObject(root, "mode", mode);
     cJSON_AddNumberToObject(root, "scale", rep->scale);
-    cJSON_AddNumberToObject(root, "far_threshold", rep->far_threshold);
+    cJSON_AddNumberToObject(root, "small_protrusions", rep->small_count);
+    cJSON_AddStringToObject(root, "rigged_tail",
+                            rep->rigged_tail >= 0 ? joint_name(m, rep->rigged_tail) : "");
     cJSON *lm = cJSON_AddObjectToObject(root, "landmarks");
     cJSON_AddStringToObject(lm, "pelvis", joint_name(m, rep->landmarks.pelvis));
     cJSON_AddStringToObject(lm, "head", joint_name(m, rep->landmarks.head));
@@ -39,6 +96,10 @@ static cJSON *report_json(const sinew_model *m, const tail_run *run, const char 
     cJSON *sp = cJSON_AddArrayToObject(lm, "spine");
     for (uint32_t i = 0; i < rep->landmarks.spine_count; i++)
         cJSON_AddItemToArray(sp, cJSON_CreateString(joint_name(m, rep->landmarks.spine[i])));
+    cJSON *up = cJSON_AddArrayToObject(lm, "up");
+    cJSON_AddItemToArray(up, cJSON_CreateNumber(rep->landmarks.up.x));
+    cJSON_AddItemToArray(up, cJSON_CreateNumber(rep->landmarks.up.y));
+    cJSON_AddItemToArray(up, cJSON_CreateNumber(rep->landmarks.up.z));
     cJSON *list = cJSON_AddArrayToObject(root, "appendages");
     for (uint32_t p = 0; p < rep->piece_count; p++) {
         const sinew_rig_piece *pc = &rep->pieces[p];
@@ -47,17 +108,16 @@ static cJSON *report_json(const sinew_model *m, const tail_run *run, const char 
         cJSON_AddStringToObject(o, "verdict", sinew_rig_verdict_name(pc->verdict));
         cJSON_AddStringToObject(o, "reason", pc->reason);
         cJSON_AddNumberToObject(o, "vertices", pc->vertex_count);
-        cJSON_AddNumberToObject(o, "far_vertices", pc->far_count);
         cJSON_AddStringToObject(o, "attach_joint", joint_name(m, pc->attach_joint));
         cJSON_AddStringToObject(o, "attach_region", sinew_rig_region_name(pc->attach_region));
         cJSON_AddNumberToObject(o, "merged_shells", pc->merged_shells);
         if (pc->merged_into >= 0) cJSON_AddNumberToObject(o, "merged_into", pc->merged_into);
         cJSON_AddNumberToObject(o, "length", pc->length);
-        cJSON_AddNumberToObject(o, "segments", pc->segments);
-        cJSON_AddNumberToObject(o, "elongation", pc->elongation);
-        cJSON_AddNumberToObject(o, "centroid_ratio", pc->centroid_ratio);
-        cJSON_AddNumberToObject(o, "reach", pc->reach);
         cJSON_AddNumberToObject(o, "radius", pc->radius);
+        cJSON_AddNumberToObject(o, "elongation", pc->elongation);
+        cJSON_AddNumberToObject(o, "protrusion", pc->protrusion);
+        cJSON_AddBoolToObject(o, "sheet", pc->sheet);
+        cJSON_AddNumberToObject(o, "segments", pc->segments);
         cJSON_AddNumberToObject(o, "weighted_distance_before", pc->distance_before);
         cJSON_AddNumberToObject(o, "weighted_distance_after", pc->distance_after);
         for (uint32_t c = 0; c < plan->chain_count; c++) {
@@ -65,19 +125,34 @@ static cJSON *report_json(const sinew_model *m, const tail_run *run, const char 
             cJSON *bones = cJSON_AddArrayToObject(o, "bones");
             for (uint32_t b = 0; b < plan->chains[c].bone_count; b++)
                 cJSON_AddItemToArray(bones, cJSON_CreateString(plan->chains[c].bones[b].name));
-            cJSON_AddStringToObject(o, "parent", joint_name(m, rep->landmarks.pelvis));
+            cJSON_AddStringToObject(o, "parent", joint_name(m, plan->chains[c].parent_joint));
         }
         cJSON_AddItemToArray(list, o);
     }
     cJSON_AddNumberToObject(root, "chains", plan->chain_count);
     cJSON_AddNumberToObject(root, "changed_vertices", plan->changed_count);
+    cJSON *check = cJSON_AddObjectToObject(root, "check");
+    cJSON_AddBoolToObject(check, "ran", run->guarded);
+    cJSON_AddNumberToObject(check, "returned_vertices", run->returned);
+    cJSON_AddNumberToObject(check, "dropped_chains", run->dropped);
+    cJSON *clips = cJSON_AddArrayToObject(check, "clips");
+    for (uint32_t c = 0; c < run->clip_count; c++) {
+        const sinew_tail_guard_clip *g = &run->clips[c];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "clip", m->clips[c].name);
+        cJSON_AddItemToObject(o, "tail_before", tail_cli_stretch_json(&g->tail_before));
+        cJSON_AddItemToObject(o, "tail_after", tail_cli_stretch_json(&g->tail_after));
+        cJSON_AddItemToObject(o, "body_before", tail_cli_stretch_json(&g->body_before));
+        cJSON_AddItemToObject(o, "body_after", tail_cli_stretch_json(&g->body_after));
+        cJSON_AddItemToArray(clips, o);
+    }
     return root;
 }
 
-int tail_cli_write_report(const char *path, const sinew_model *model, const tail_run *run,
-                          const char *in, const char *out, const char *mode)
+int tail_cli_write_report(const char *path, const sinew_tail_result *run, const char *in,
+                          const char *out, const char *mode)
 {
-    cJSON *json = report_json(model, run, in, out, mode);
+    cJSON *json = report_json(run, in, out, mode);
     char *text = json ? cJSON_Print(json) : NULL;
     int ok = text && cli_write_text_atomic(path, text);
     cJSON_free(text);
@@ -85,105 +160,115 @@ int tail_cli_write_report(const char *path, const sinew_model *model, const tail
     return ok;
 }
 
-void tail_cli_print(const char *in, const sinew_model *m, const tail_run *run)
+/* Why nothing was grown, in one line. */
+static void print_nothing(const sinew_tail_result *run)
 {
     const sinew_rig_report *rep = &run->report;
+    const sinew_model *m = run->input;
+    if (rep->rigged_tail >= 0) {
+        printf("no tail to grow: the skeleton already has one (%s and its chain); give it spring "
+               "motion with 'sinew bake'\n",
+               joint_name(m, rep->rigged_tail));
+        return;
+    }
+    uint32_t listed = 0;
+    for (uint32_t p = 0; p < rep->piece_count; p++)
+        listed += rep->pieces[p].verdict != SINEW_RIG_VERDICT_MERGED;
+    if (run->dropped)
+        printf("no tail grown: the check dropped the chain (see the table above)\n");
+    else if (listed)
+        printf("no tail found: no protrusion without a bone hangs from the pelvis (%s) long "
+               "enough to be one; use --piece N or --tail-from JOINT if one is\n",
+               joint_name(m, rep->landmarks.pelvis));
+    else
+        printf("no tail found: every part of the skin has a bone inside it\n");
+}
+
+static void print_check(const sinew_tail_result *run)
+{
+    const sinew_model *m = run->input;
+    printf("check (do no harm) over every clip: edge p99 and torn share, before -> after\n");
+    printf("  %-24s %-28s %-28s\n", "clip", "tail (re-weighted skin)", "body (all other skin)");
+    for (uint32_t c = 0; c < run->clip_count; c++) {
+        const sinew_tail_guard_clip *g = &run->clips[c];
+        char tail[64], seam[64];
+        snprintf(tail, sizeof tail, "%.2f %5.1f%% -> %.2f %5.1f%%", (double)g->tail_before.p99,
+                 100.0 * g->tail_before.torn_share, (double)g->tail_after.p99,
+                 100.0 * g->tail_after.torn_share);
+        snprintf(seam, sizeof seam, "%.2f %5.1f%% -> %.2f %5.1f%%", (double)g->body_before.p99,
+                 100.0 * g->body_before.torn_share, (double)g->body_after.p99,
+                 100.0 * g->body_after.torn_share);
+        printf("  %-24.24s %-28s %-28s\n", m->clips[c].name, tail, seam);
+    }
+    if (run->returned)
+        printf("  gave %u vertices at the tail's root back their rigger's weights: with the chain "
+               "they strained more than before\n",
+               run->returned);
+    if (run->dropped)
+        printf("  dropped %u chain(s): the body stayed worse than the input's\n", run->dropped);
+}
+
+void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
+{
+    const sinew_model *m = run->input;
+    const sinew_rig_report *rep = &run->report;
     const sinew_rig_plan *plan = &run->plan;
-    printf("%s: H = %.4g (far beyond %.4g), pelvis %s, head %s\n", in, (double)rep->scale,
-           (double)rep->far_threshold, joint_name(m, rep->landmarks.pelvis),
-           joint_name(m, rep->landmarks.head));
-    printf("%-3s %-8s %7s %-22s %9s %2s %6s %6s %6s %10s %10s\n", "#", "verdict", "verts", "attach",
-           "length", "K", "elong", "ratio", "shells", "dist.before", "dist.after");
+    const float H = rep->scale;
+    char up[64];
+    up_name(rep->landmarks.up, up, sizeof up);
+    printf("%s: H = %.4g, pelvis %s, head %s, up %s\n", in, (double)H,
+           joint_name(m, rep->landmarks.pelvis), joint_name(m, rep->landmarks.head), up);
+    printf("%-3s %-8s %6s %-22s %7s %6s %6s %6s %15s\n", "#", "what", "verts", "hangs from",
+           "length", "thick", "x long", "shells", "reach");
     for (uint32_t p = 0; p < rep->piece_count; p++) {
         const sinew_rig_piece *pc = &rep->pieces[p];
         if (pc->verdict == SINEW_RIG_VERDICT_MERGED) continue;
-        printf("%-3u %-8s %7u %-22.22s %9.4g %2u %6.2f %6.2f %6u %10.4g %10.4g\n", p,
-               sinew_rig_verdict_name(pc->verdict), pc->vertex_count,
-               joint_name(m, pc->attach_joint), (double)pc->length, pc->segments,
-               (double)pc->elongation, (double)pc->centroid_ratio, pc->merged_shells,
-               (double)pc->distance_before, (double)pc->distance_after);
+        char reach[40];
+        snprintf(reach, sizeof reach, "%.3f -> %.3f", (double)(pc->distance_before / H),
+                 (double)(pc->distance_after / H));
+        printf("%-3u %-8s %6u %-22.22s %6.3f %6.3f %6.1f %6u %15s\n", p, what_name(pc->verdict),
+               pc->vertex_count, joint_name(m, pc->attach_joint), (double)(pc->length / H),
+               (double)(2 * pc->radius / H), (double)pc->elongation, pc->merged_shells, reach);
         printf("    %s\n", pc->reason);
     }
+    if (rep->small_count)
+        printf("+ %u bumps beyond bone ends (hooves, a snout, finger tips): unchanged\n",
+               rep->small_count);
     for (uint32_t c = 0; c < plan->chain_count; c++) {
         const sinew_rig_chain *ch = &plan->chains[c];
-        printf("chain %u: %s .. %s (%u bones) under %s\n", c, ch->bones[0].name,
-               ch->bones[ch->bone_count - 1].name, ch->bone_count,
-               joint_name(m, rep->landmarks.pelvis));
+        printf("chain %u: %s .. %s (%u bones) under %s, from row %u\n", c, ch->bones[0].name,
+               ch->bones[ch->bone_count - 1].name, ch->bone_count, joint_name(m, ch->parent_joint),
+               ch->piece);
     }
-    printf("%u chain(s), %u vertices re-weighted; %s\n", plan->chain_count, plan->changed_count,
-           run->baked ? "tail motion baked into every clip:" : "clips copied unchanged");
-    if (run->baked) bake_cli_print(run->result, run->bakes);
-}
-
-sinew_result tail_cli_run(sinew_document *doc, const sinew_model *model,
-                          const sinew_rig_options *options, int bake,
-                          const sinew_bake_options *bake_options, tail_run *run, sinew_error *err)
-{
-    memset(run, 0, sizeof *run);
-    sinew_result r = sinew_rig_find_appendages(model, options, &run->report, err);
-    if (r == SINEW_OK) r = sinew_rig_build_chain(model, options, &run->report, &run->plan, err);
-    if (r == SINEW_OK) r = sinew_rig_apply_document(doc, model, &run->plan, err);
-    if (r == SINEW_OK && (run->plan.chain_count || run->plan.changed_count)) {
-        char note[160];
-        snprintf(note, sizeof note, "%u chain(s) (%s%s), %u vertices re-weighted, mode %s",
-                 run->plan.chain_count,
-                 run->plan.chain_count ? run->plan.chains[0].bones[0].name : "-",
-                 run->plan.chain_count ? "..Tail_End" : "", run->plan.changed_count,
-                 options && options->mode == SINEW_RIG_MODE_RIGID ? "rigid" : "chain");
-        r = sinew_document_set_note(doc, "tail", note, err);
+    if (plan->chain_count == 0 && plan->changed_count == 0) print_nothing(run);
+    if (verbose) {
+        printf("landmarks: thighs %s, %s; spine", joint_name(m, rep->landmarks.thigh[0]),
+               joint_name(m, rep->landmarks.thigh[1]));
+        for (uint32_t i = 0; i < rep->landmarks.spine_count; i++)
+            printf(" %s", joint_name(m, rep->landmarks.spine[i]));
+        printf("\n");
     }
-    /* The model is rebuilt from the edited document, so the new joints carry their document
-     * node indices and the bake writes into exactly what will be saved. */
-    if (r == SINEW_OK) r = sinew_model_from_document(doc, NULL, &run->result, err);
-    if (r != SINEW_OK || !bake || run->plan.chain_count == 0) return r;
-    run->bakes = calloc(run->result->clip_count + 1, sizeof *run->bakes);
-    if (!run->bakes) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
-    r = sinew_bake_all(doc, run->result, bake_options, run->bakes, err);
-    run->baked = r == SINEW_OK;
-    return r;
+    if (plan->chain_count || plan->changed_count)
+        printf("%u chain(s), %u vertices re-weighted; %s\n", plan->chain_count, plan->changed_count,
+               run->baked ? "tail motion baked into every clip:" : "clips copied unchanged");
+    if (run->baked) bake_cli_print(run->model, run->bakes);
+    if (run->guarded) print_check(run);
 }
 
-void tail_run_free(tail_run *run)
+sinew_result tail_cli_run_copy(const sinew_document *doc, sinew_rig_mode mode,
+                               sinew_document **copy, sinew_tail_result *run, sinew_error *err)
 {
-    sinew_rig_plan_free(&run->plan);
-    sinew_rig_report_free(&run->report);
-    sinew_model_free(run->result);
-    free(run->bakes);
+    sinew_tail_options options;
+    memset(&options, 0, sizeof options);
+    options.rig.mode = mode;
     memset(run, 0, sizeof *run);
-}
-
-/* An independent copy of a document, through its GLB bytes. */
-static sinew_result copy_document(const sinew_document *doc, sinew_document **out, sinew_error *err)
-{
+    *copy = NULL;
     void *bytes = NULL;
     size_t size = 0;
     sinew_result r = sinew_document_write_glb_memory(doc, &bytes, &size, err);
-    if (r == SINEW_OK) r = sinew_document_load_memory(bytes, size, NULL, out, err);
+    if (r == SINEW_OK) r = sinew_document_load_memory(bytes, size, NULL, copy, err);
     free(bytes);
-    return r;
-}
-
-sinew_result tail_cli_run_copy(const sinew_document *doc, const sinew_model *model,
-                               sinew_rig_mode mode, sinew_document **copy, tail_run *run,
-                               sinew_error *err)
-{
-    sinew_rig_options options;
-    memset(&options, 0, sizeof options);
-    options.mode = mode;
-    memset(run, 0, sizeof *run);
-    *copy = NULL;
-    sinew_result r = copy_document(doc, copy, err);
-    if (r == SINEW_OK) r = tail_cli_run(*copy, model, &options, 1, NULL, run, err);
-    return r;
-}
-
-/* One version of the file for the comparison: the pipeline in `mode`, in memory. */
-static sinew_result make_version(const sinew_document *doc, const sinew_model *model,
-                                 sinew_rig_mode mode, tail_run *run, sinew_error *err)
-{
-    sinew_document *copy = NULL;
-    sinew_result r = tail_cli_run_copy(doc, model, mode, &copy, run, err);
-    sinew_document_free(copy);
+    if (r == SINEW_OK) r = sinew_tail_run(*copy, &options, run, err);
     return r;
 }
 
@@ -196,19 +281,19 @@ static void print_stretch_row(const char *label, const sinew_stretch_stats *s)
 sinew_result tail_cli_stretch_compare(const sinew_document *doc, const char *clip_name,
                                       uint32_t samples, sinew_error *err)
 {
-    sinew_model *model = NULL;
-    tail_run chain, rigid;
+    sinew_tail_result chain, rigid;
+    sinew_document *chain_doc = NULL, *rigid_doc = NULL;
     memset(&chain, 0, sizeof chain);
     memset(&rigid, 0, sizeof rigid);
-    sinew_result r = sinew_model_from_document(doc, NULL, &model, err);
-    if (r == SINEW_OK) r = make_version(doc, model, SINEW_RIG_MODE_CHAIN, &chain, err);
-    if (r == SINEW_OK) r = make_version(doc, model, SINEW_RIG_MODE_RIGID, &rigid, err);
+    sinew_result r = tail_cli_run_copy(doc, SINEW_RIG_MODE_CHAIN, &chain_doc, &chain, err);
+    if (r == SINEW_OK) r = tail_cli_run_copy(doc, SINEW_RIG_MODE_RIGID, &rigid_doc, &rigid, err);
     if (r != SINEW_OK) goto done;
-    if (chain.plan.chain_count == 0) {
-        printf("no tail found: nothing to compare (every piece kept the rigger's weights)\n");
+    if (chain.plan.chain_count == 0 || !rigid.model) {
+        printf("no tail found: nothing to compare\n");
         goto done;
     }
-    const sinew_model *versions[3] = {model, rigid.result, chain.result};
+    const sinew_model *model = chain.input;
+    const sinew_model *versions[3] = {model, rigid.model, chain.model};
     static const char *labels[3] = {"original rig", "rigid on the pelvis", "tail chain (baked)"};
     sinew_stretch_options options = {samples};
     for (uint32_t c = 0; c < model->clip_count; c++) {
@@ -226,8 +311,9 @@ sinew_result tail_cli_stretch_compare(const sinew_document *doc, const char *cli
         print_stretch_row("body, as reference", &body);
     }
 done:
-    tail_run_free(&chain);
-    tail_run_free(&rigid);
-    sinew_model_free(model);
+    sinew_tail_result_free(&chain);
+    sinew_tail_result_free(&rigid);
+    sinew_document_free(chain_doc);
+    sinew_document_free(rigid_doc);
     return r;
 }

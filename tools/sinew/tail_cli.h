@@ -1,48 +1,35 @@
-/* The tail pipeline as the CLI runs it (`sinew tail`, `sinew stretch --compare`, `sinew
- * demo`): find appendages, build the chain, edit the document, rebuild the model from it and
- * bake every clip; plus the readable table and the JSON report. */
+/* The tail job as the CLI shows it (`sinew tail`, `sinew stretch --compare`, `sinew demo`):
+ * the library runs it (sinew/pipeline.h); this prints its table and writes its report. */
 #ifndef SINEW_TAIL_CLI_H
 #define SINEW_TAIL_CLI_H
 
-#include "sinew/bake.h"
-#include "sinew/document.h"
-#include "sinew/metrics.h"
-#include "sinew/rig.h"
+#include "sinew/pipeline.h"
 
-typedef struct tail_run {
-    sinew_rig_report report;
-    sinew_rig_plan plan;
-    sinew_model *result;     /* the model rebuilt from the edited document (NULL on failure) */
-    int baked;               /* 1 when clips were baked */
-    sinew_bake_track *bakes; /* result->clip_count summaries when baked */
-} tail_run;
+/* Runs the job in `mode` (default options otherwise) on an independent copy of `doc`, which
+ * is not changed. *copy gets the edited copy (NULL when it could not be made): free it with
+ * sinew_document_free, and `run` with sinew_tail_result_free, either way. */
+sinew_result tail_cli_run_copy(const sinew_document *doc, sinew_rig_mode mode,
+                               sinew_document **copy, sinew_tail_result *run, sinew_error *err);
 
-/* Runs the pipeline on `doc` (edited in place) whose model is `model`. `bake` 0 copies clips
- * unchanged; otherwise a chain's clips are baked with `bake_options`. Returns SINEW_OK or the
- * failure (err filled). Free `run` with tail_run_free either way. */
-sinew_result tail_cli_run(sinew_document *doc, const sinew_model *model,
-                          const sinew_rig_options *options, int bake,
-                          const sinew_bake_options *bake_options, tail_run *run, sinew_error *err);
-void tail_run_free(tail_run *run);
+typedef struct cJSON cJSON;
+/* Edge-stretch summary as a JSON object (samples, p95, p99, max, min, torn_share). */
+cJSON *tail_cli_stretch_json(const sinew_stretch_stats *s);
 
-/* Runs the pipeline in `mode` (default bake options) on an independent copy of `doc`, whose
- * model is `model`; `doc` is not changed. *copy gets the edited copy (NULL when it could not be
- * made): free it with sinew_document_free, and `run` with tail_run_free, either way. */
-sinew_result tail_cli_run_copy(const sinew_document *doc, const sinew_model *model,
-                               sinew_rig_mode mode, sinew_document **copy, tail_run *run,
-                               sinew_error *err);
+/* The legend of the findings table (for --help). */
+extern const char *tail_cli_legend;
 
-/* Prints the findings table (and the bake table when baked). */
-void tail_cli_print(const char *in, const sinew_model *model, const tail_run *run);
+/* Prints the findings table, the chains, the bake table when baked and the do-no-harm table
+ * when checked; `verbose` adds the small protrusions' count and the landmarks. */
+void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose);
 
-/* Writes the findings as JSON (an "appendages" list and the landmarks; `in`, `out` and
- * `mode` are recorded as given) to `path`, whole or not at all. Returns 1 on success. */
-int tail_cli_write_report(const char *path, const sinew_model *model, const tail_run *run,
-                          const char *in, const char *out, const char *mode);
+/* Writes the findings as JSON (an "appendages" list, the landmarks, the check; `in`, `out`
+ * and `mode` recorded as given) to `path`, whole or not at all. Returns 1 on success. */
+int tail_cli_write_report(const char *path, const sinew_tail_result *run, const char *in,
+                          const char *out, const char *mode);
 
-/* Seed 000's stretch table (rows original / rigid / chain / body) for one clip of `doc`'s
- * model: the rigid and chain versions are made in memory. Tail edges are the edges of the
- * skin the chain re-weights. Prints the table, or the reason there is none. */
+/* The edge-stretch table (rows original / rigid / chain / body) for one clip (NULL: every
+ * clip) of `doc`'s model: the rigid and chain versions are made in memory. Tail edges are the
+ * edges of the skin the chain re-weights. Prints the table, or the reason there is none. */
 sinew_result tail_cli_stretch_compare(const sinew_document *doc, const char *clip_name,
                                       uint32_t samples, sinew_error *err);
 
