@@ -5,7 +5,10 @@
  *      edited document, bake every clip (sinew/bake.h);
  *   3. do no harm: play the input and the trial over every clip and measure, edge by edge
  *      around the re-weighted skin, the strain beyond normal skinning distortion (|ln ratio|
- *      beyond ln 1.3, summed over the moments). Where an edge across the seam between the
+ *      beyond ln 1.3, summed over the moments). The chain's root blends into the pelvis or
+ *      into the body skin it meets (sinew_rig_root_blend): both are measured and the one
+ *      that tears less (edge samples torn that were not in the input), else strains less,
+ *      is kept. Where an edge across the seam between the
  *      tail's root and the body strains more than it did, the root skin there is given back
  *      its rigger's weights if they were plausible (none of its edges strained in the input:
  *      body skin the chain took; skin a rigger dumped a tail on tears in the input, and would
@@ -32,8 +35,8 @@ extern "C" {
 typedef struct sinew_tail_options {
     sinew_rig_options rig;   /* the finder (its allocator is the job's); zero: defaults */
     sinew_bake_options bake; /* springs and bake; zero: defaults */
-    int no_bake;             /* 1: clips copied unchanged (the check then plays the chain in
-                                its bind pose: what a player shows without baked keys) */
+    int no_bake;             /* 1: the output's clips are copied unchanged (the check still
+                                plays a baked trial: the chain as it will move once baked) */
     int no_guard;            /* 1: skip the do-no-harm check */
     uint32_t guard_samples;  /* moments per clip for the check; default 24 */
 } sinew_tail_options;
@@ -48,12 +51,13 @@ typedef struct sinew_tail_result {
     sinew_model *input;      /* the model of the document as it came in (the report's) */
     sinew_rig_report report; /* what was found (the plan's final state is in `plan`) */
     sinew_rig_plan plan;
-    sinew_model *model;      /* the edited document's model (NULL when nothing changed) */
-    int baked;               /* 1 when clips were baked */
-    sinew_bake_track *bakes; /* model->clip_count summaries when baked */
-    int guarded;             /* 1 when the check ran */
-    uint32_t returned;       /* vertices given back their rigger's weights by the check */
-    uint32_t dropped;        /* chains the check dropped */
+    sinew_model *model;              /* the edited document's model (NULL when nothing changed) */
+    int baked;                       /* 1 when clips were baked */
+    sinew_bake_track *bakes;         /* model->clip_count summaries when baked */
+    int guarded;                     /* 1 when the check ran */
+    sinew_rig_root_blend root_blend; /* the root blend the check kept (it tries both) */
+    uint32_t returned;               /* vertices given back their rigger's weights by the check */
+    uint32_t dropped;                /* chains the check dropped */
     uint32_t clip_count;
     sinew_tail_guard_clip *clips; /* clip_count entries when guarded (after the check) */
     sinew_allocator allocator;

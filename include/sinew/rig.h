@@ -80,8 +80,16 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *model, sinew_rig_landma
 
 typedef enum sinew_rig_mode {
     SINEW_RIG_MODE_CHAIN = 0, /* default: Tail_1..Tail_K + Tail_End, prev/self/next weights */
-    SINEW_RIG_MODE_RIGID      /* seed's step one: every appendage vertex on the pelvis, w = 1 */
+    SINEW_RIG_MODE_RIGID      /* the simplest fix: every appendage vertex on the pelvis, w = 1 */
 } sinew_rig_mode;
+
+/* What a chain's root blends into (see chain.c and docs/appendages.md, "The chain"). */
+typedef enum sinew_rig_root_blend {
+    SINEW_RIG_ROOT_PELVIS = 0, /* default: the root segment shares its skin with the pelvis */
+    SINEW_RIG_ROOT_BODY        /* with the rigger's weights of the body skin it meets, and the
+                                  blend carries on a half segment into that skin (the
+                                  collar): the seam moves as its neighbours do */
+} sinew_rig_root_blend;
 
 typedef struct sinew_rig_options {
     const sinew_allocator *allocator; /* default: malloc */
@@ -101,6 +109,8 @@ typedef struct sinew_rig_options {
      * 12-20 degrees (procedural fox Sprint: 347 torn edge samples with 0.5, none with 1; see
      * tests/motion). Range (0, 1]. */
     float blend_width;
+    sinew_rig_root_blend root_blend; /* default SINEW_RIG_ROOT_PELVIS; `sinew tail` tries
+                                        both and keeps the one whose skin strains less */
     /* What the user says is right when the finder is wrong (all default to "automatic"):
      * tail_from names the joint the chain hangs from (and makes the longest piece near it a
      * tail); chain_pieces lists report rows to chain whatever their verdict; skip_pieces rows
@@ -216,6 +226,7 @@ typedef struct sinew_rig_plan {
     float *weights;   /* vertex_count * SINEW_MAX_INFLUENCES, sorted descending, sum 1 */
     uint8_t *changed; /* vertex_count: 1 where the influences differ from the model's */
     uint32_t changed_count;
+    sinew_rig_root_blend root_blend; /* what the chains' roots blend into */
     sinew_allocator allocator;
 } sinew_rig_plan;
 

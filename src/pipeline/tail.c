@@ -72,32 +72,38 @@ typedef struct guard {
     const sinew_model *input;
     sinew_model *trial;
     sinew_rig_plan *plan;
+    const sinew_rig_plan *alt; /* the same chains with the other root blend, or NULL */
     uint32_t edge_count;
     uint32_t *edges;      /* 2 * edge_count position representatives */
     float *excess_before; /* per edge: strain beyond normal, summed over every clip's moments:
                              sum of max(0, |ln ratio| - ln NORMAL_STRAIN), the input */
     float *excess_after;  /* the same for the trial with the current weights */
-    uint8_t *root;        /* per representative: re-weighted skin in a chain's first segment */
+    float *torn_before, *torn_after; /* per edge: torn samples (sinew/metrics.h) over every
+                                        clip's moments, input and trial */
+    uint8_t *root; /* per representative: re-weighted skin in a chain's first segment */
     uint32_t samples;
 } guard;
 
 /* excess[e] = sum over every clip's moments of max(0, |ln ratio| - ln NORMAL_STRAIN) of edge e
  * in `model`: how much, and how often, its skin strains beyond normal skinning. */
-static sinew_result strain(const guard *g, const sinew_model *model, float *excess,
+static sinew_result strain(const guard *g, const sinew_model *model, float *excess, float *torn,
                            sinew_error *err)
 {
     float *ratios = sinew_alloc(g->al, (size_t)g->edge_count * g->samples + 1, sizeof *ratios);
     if (!ratios) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail check: out of memory");
     const float normal = logf(NORMAL_STRAIN);
     for (uint32_t e = 0; e < g->edge_count; e++)
-        excess[e] = 0;
+        excess[e] = torn[e] = 0;
     sinew_result r = SINEW_OK;
     for (uint32_t c = 0; c < model->clip_count && r == SINEW_OK; c++) {
         r = sinew_metrics_edge_ratios(model, &model->clips[c], g->samples, g->edges, g->edge_count,
                                       ratios, err);
         for (size_t i = 0; r == SINEW_OK && i < (size_t)g->edge_count * g->samples; i++)
-            if (ratios[i] > 0)
+            if (ratios[i] > 0) {
                 excess[i % g->edge_count] += fmaxf(0, fabsf(logf(ratios[i])) - normal);
+                torn[i % g->edge_count] += (float)(ratios[i] > SINEW_STRETCH_TORN_HIGH ||
+                                                   ratios[i] < SINEW_STRETCH_TORN_LOW);
+            }
     }
     sinew_free(g->al, ratios);
     return r;
@@ -107,6 +113,15 @@ static sinew_result strain(const guard *g, const sinew_model *model, float *exce
 static int worse(const guard *g, uint32_t e)
 {
     return g->excess_after[e] > g->excess_before[e];
+}
+
+/* Torn samples of the trial on edges that tore less in the input: the tearing it adds. */
+static double newly_torn(const guard *g)
+{
+    double sum = 0;
+    for (uint32_t e = 0; e < g->edge_count; e++)
+        sum += fmaxf(0, g->torn_after[e] - g->torn_before[e]);
+    return sum;
 }
 
 /* The trial's total excess strain over the zone: what the rounds lower. */
@@ -135,6 +150,18 @@ static void set_weights(guard *g, uint32_t rep, const uint16_t *joints, const fl
         g->plan->changed_count += (uint32_t)changed - g->plan->changed[v];
         g->plan->changed[v] = (uint8_t)changed;
     }
+}
+
+/* Gives the trial and the plan the weights of `src` (a plan of the same chains). */
+static void use_weights(guard *g, const sinew_rig_plan *src)
+{
+    const size_t slots = (size_t)g->input->mesh.vertex_count * SINEW_MAX_INFLUENCES;
+    memcpy(g->trial->mesh.influence_joints, src->joints, slots * sizeof *src->joints);
+    memcpy(g->trial->mesh.influence_weights, src->weights, slots * sizeof *src->weights);
+    memcpy(g->plan->joints, src->joints, slots * sizeof *src->joints);
+    memcpy(g->plan->weights, src->weights, slots * sizeof *src->weights);
+    memcpy(g->plan->changed, src->changed, g->input->mesh.vertex_count);
+    g->plan->changed_count = src->changed_count;
 }
 
 /* Snapshot of every weight the guard may touch, to undo a round that did not help. */
@@ -233,7 +260,7 @@ static sinew_result give_back_seam(guard *g, double *now, uint32_t *moved, sinew
                 const size_t o = (size_t)v * SINEW_MAX_INFLUENCES;
                 set_weights(g, v, in->mesh.influence_joints + o, in->mesh.influence_weights + o);
             }
-        if ((r = strain(g, g->trial, g->excess_after, err)) != SINEW_OK) goto done;
+        if ((r = strain(g, g->trial, g->excess_after, g->torn_after, err)) != SINEW_OK) goto done;
         double cost = total_excess(g);
         total += picked;
         if (cost < best_cost) {
@@ -248,7 +275,7 @@ static sinew_result give_back_seam(guard *g, double *now, uint32_t *moved, sinew
     }
     copy_restore(g, &best);
     *now = best_cost;
-    r = strain(g, g->trial, g->excess_after, err);
+    r = strain(g, g->trial, g->excess_after, g->torn_after, err);
 done:
     sinew_free(g->al, pick);
     copy_free(g, &best);
@@ -315,7 +342,7 @@ static sinew_result zone_edges(guard *g, sinew_error *err)
         goto done;
     }
     for (uint32_t v = 0; v < nv; v++)
-        if (g->plan->changed[v]) zone[in->mesh.weld[v]] = 1;
+        if (g->plan->changed[v] || (g->alt && g->alt->changed[v])) zone[in->mesh.weld[v]] = 1;
     for (int ring = 0; ring < GUARD_ROUNDS + 2; ring++) {
         memcpy(next, zone, nv);
         for (uint32_t e = 0; e < all_count; e++)
@@ -339,7 +366,8 @@ done:
 /* The do-no-harm check on the trial (see sinew/pipeline.h). Edits `plan` (and the trial
  * model's weights) in place. */
 static sinew_result check(const sinew_model *input, sinew_model *trial, sinew_rig_plan *plan,
-                          const sinew_tail_options *o, sinew_tail_result *res, sinew_error *err)
+                          const sinew_rig_plan *alt, const sinew_tail_options *o,
+                          sinew_tail_result *res, sinew_error *err)
 {
     const uint32_t nv = input->mesh.vertex_count;
     guard g;
@@ -348,31 +376,63 @@ static sinew_result check(const sinew_model *input, sinew_model *trial, sinew_ri
     g.input = input;
     g.trial = trial;
     g.plan = plan;
+    g.alt = alt;
     g.samples = o->guard_samples ? o->guard_samples : 24;
     sinew_result r = zone_edges(&g, err);
     g.excess_before = sinew_alloc(g.al, g.edge_count + 1, sizeof *g.excess_before);
     g.excess_after = sinew_alloc(g.al, g.edge_count + 1, sizeof *g.excess_after);
+    g.torn_before = sinew_alloc(g.al, g.edge_count + 1, sizeof *g.torn_before);
+    g.torn_after = sinew_alloc(g.al, g.edge_count + 1, sizeof *g.torn_after);
     g.root = sinew_alloc(g.al, nv + 1, 1);
-    if (r == SINEW_OK && (!g.excess_before || !g.excess_after || !g.root))
+    if (r == SINEW_OK &&
+        (!g.excess_before || !g.excess_after || !g.torn_before || !g.torn_after || !g.root))
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail check: out of memory");
     if (r != SINEW_OK) goto done;
+    if ((r = strain(&g, input, g.excess_before, g.torn_before, err)) != SINEW_OK) goto done;
+    if ((r = strain(&g, trial, g.excess_after, g.torn_after, err)) != SINEW_OK) goto done;
+    double now = total_excess(&g), tears = newly_torn(&g);
+    if (alt) {
+        /* The other root blend: kept when it tears less over the zone (fewer edge samples
+         * torn that were not in the input), or tears as little and strains less. */
+        sinew_rig_plan *mine = plan;
+        weights_copy first;
+        memset(&first, 0, sizeof first);
+        if (!copy_save(&g, &first)) {
+            r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail check: out of memory");
+            goto done;
+        }
+        use_weights(&g, alt);
+        if ((r = strain(&g, trial, g.excess_after, g.torn_after, err)) != SINEW_OK) {
+            copy_free(&g, &first);
+            goto done;
+        }
+        double other = total_excess(&g), other_tears = newly_torn(&g);
+        if (other_tears < tears || (other_tears == tears && other < now)) {
+            now = other;
+            res->root_blend = alt->root_blend;
+        } else {
+            copy_restore(&g, &first);
+            res->root_blend = mine->root_blend;
+            r = strain(&g, trial, g.excess_after, g.torn_after, err);
+        }
+        copy_free(&g, &first);
+        if (r != SINEW_OK) goto done;
+    }
     /* Root skin: re-weighted skin that the chain's parent still holds (the first segment's
-     * blend) or whose first bone is a chain's first bone. */
+     * blend) or that its first bone moves (the root segment, the collar). */
     for (uint32_t v = 0; v < nv; v++) {
         if (!plan->changed[v]) continue;
         const uint16_t *j = plan->joints + (size_t)v * SINEW_MAX_INFLUENCES;
         const float *w = plan->weights + (size_t)v * SINEW_MAX_INFLUENCES;
         for (uint32_t c = 0; c < plan->chain_count; c++) {
             const sinew_rig_chain *ch = &plan->chains[c];
-            int at_root = j[0] == ch->first_joint;
+            int at_root = 0;
             for (int s = 0; s < SINEW_MAX_INFLUENCES && !at_root; s++)
-                at_root = w[s] > 0 && (int32_t)j[s] == ch->parent_joint;
+                at_root =
+                    w[s] > 0 && ((int32_t)j[s] == ch->parent_joint || j[s] == ch->first_joint);
             if (at_root) g.root[input->mesh.weld[v]] = 1;
         }
     }
-    if ((r = strain(&g, input, g.excess_before, err)) != SINEW_OK) goto done;
-    if ((r = strain(&g, trial, g.excess_after, err)) != SINEW_OK) goto done;
-    double now = total_excess(&g);
     if ((r = give_back_seam(&g, &now, &res->returned, err)) != SINEW_OK) goto done;
     res->guarded = 1;
     r = guard_tables(&g, res, err);
@@ -381,6 +441,8 @@ done:
     sinew_free(g.al, g.root);
     sinew_free(g.al, g.excess_before);
     sinew_free(g.al, g.excess_after);
+    sinew_free(g.al, g.torn_before);
+    sinew_free(g.al, g.torn_after);
     return r;
 }
 
@@ -415,10 +477,33 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
     if (r == SINEW_OK) r = sinew_rig_build_chain(res->input, &o.rig, &res->report, &res->plan, err);
     if (r != SINEW_OK || (res->plan.chain_count == 0 && res->plan.changed_count == 0)) return r;
     const sinew_model *input = res->input;
+    res->root_blend = res->plan.root_blend;
     if (!o.no_guard && input->clip_count) {
-        if ((r = copy_document(doc, &trial, err)) == SINEW_OK)
-            r = apply_plan(trial, input, &res->plan, &o, bake, &trial_model, NULL, err);
-        if (r == SINEW_OK) r = check(input, trial_model, &res->plan, &o, res, err);
+        /* The same chains with the other root blend, for the check to weigh. */
+        sinew_rig_plan alt;
+        memset(&alt, 0, sizeof alt);
+        sinew_rig_options other = o.rig;
+        other.root_blend =
+            o.rig.root_blend == SINEW_RIG_ROOT_BODY ? SINEW_RIG_ROOT_PELVIS : SINEW_RIG_ROOT_BODY;
+        const int try_other = res->plan.chain_count > 0;
+        /* Building it refills the pieces' distance_after: keep this plan's to put back. */
+        const uint32_t np = res->report.piece_count;
+        float *reach = sinew_alloc(&res->allocator, np + 1, sizeof *reach);
+        if (!reach) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+        for (uint32_t p = 0; p < np; p++)
+            reach[p] = res->report.pieces[p].distance_after;
+        if (try_other) r = sinew_rig_build_chain(input, &other, &res->report, &alt, err);
+        if (r == SINEW_OK && (r = copy_document(doc, &trial, err)) == SINEW_OK)
+            /* The trial is baked even with no_bake: the check weighs the chain as it will
+             * move once baked (by `sinew bake`, or a runtime), not standing still. */
+            r = apply_plan(trial, input, &res->plan, &o, 1, &trial_model, NULL, err);
+        if (r == SINEW_OK)
+            r = check(input, trial_model, &res->plan, try_other ? &alt : NULL, &o, res, err);
+        if (res->root_blend != alt.root_blend || !try_other)
+            for (uint32_t p = 0; p < np; p++)
+                res->report.pieces[p].distance_after = reach[p];
+        sinew_free(&res->allocator, reach);
+        sinew_rig_plan_free(&alt);
         if (r == SINEW_OK && harmful(res)) {
             /* Drop every chain: give all its skin back. */
             const size_t slots = (size_t)input->mesh.vertex_count * SINEW_MAX_INFLUENCES;

