@@ -267,6 +267,10 @@ typedef struct sinew_creature_truth {
      * is TAIL) but its verdict is UNCHANGED: the rigger must leave it as it is. */
     int tail_rigged;
     sinew_creature_traits traits;
+    /* Random creatures: the joints a rigger should take for the pelvis (where the hind legs
+     * branch) and the head, by name; empty for the fixed kinds. */
+    char pelvis_joint[SINEW_CREATURE_NAME_MAX];
+    char head_joint[SINEW_CREATURE_NAME_MAX];
     char description[SINEW_CREATURE_DESCRIPTION_MAX]; /* one line: what was drawn */
 } sinew_creature_truth;
 

@@ -344,6 +344,12 @@ int creature_build_random(creature_build *b, const sinew_creature_traits *traits
     int ok = rc_build_skeleton(b, c);
     if (ok) {
         rc_name_joints(b, c);
+        if (b->truth) {
+            snprintf(b->truth->pelvis_joint, sizeof b->truth->pelvis_joint, "%s",
+                     b->skel.name[c->hips]);
+            snprintf(b->truth->head_joint, sizeof b->truth->head_joint, "%s",
+                     b->skel.name[c->head]);
+        }
         ok = rc_build_mesh(b, c);
     }
     if (ok) {

@@ -185,6 +185,26 @@ static int stands_up(const rig_run *run, const sinew_rig_landmarks *lm)
 
 /* Hangs from the pelvis: attached to it (or a thigh), or low on the spine and not upwards; and
  * not standing up from the back. */
+/* A piece on the spine that is one of a row of like pieces (ROW or more on the torso, each
+ * within a factor 2 of its length and vertex count) is a plate or a spike, not a tail: a
+ * tail comes alone. A biped's dorsal plates point backwards from its lower back as its tail
+ * does (4 of 55 tailless procedural creatures had one taken for a tail). */
+#define ROW 3
+static int in_a_row(const sinew_rig_report *rep, uint32_t p)
+{
+    const sinew_rig_piece *pc = &rep->pieces[p];
+    uint32_t like = 0;
+    for (uint32_t q = 0; q < rep->piece_count; q++) {
+        const sinew_rig_piece *o = &rep->pieces[q];
+        if (o->merged_into >= 0 ||
+            !(o->attach_region == SINEW_RIG_REGION_SPINE || at_pelvis((uint8_t)o->attach_region)))
+            continue;
+        like += o->length <= 2 * pc->length && pc->length <= 2 * o->length &&
+                o->vertex_count <= 2 * pc->vertex_count && pc->vertex_count <= 2 * o->vertex_count;
+    }
+    return like >= ROW;
+}
+
 static int hangs_from_pelvis(const sinew_rig_analysis *a, const sinew_model *m,
                              const sinew_rig_report *rep, uint32_t p)
 {
@@ -192,6 +212,7 @@ static int hangs_from_pelvis(const sinew_rig_analysis *a, const sinew_model *m,
     if (stands_up(&a->runs.items[a->piece_runs[p]], &rep->landmarks)) return 0;
     if (at_pelvis((uint8_t)pc->attach_region)) return 1;
     if (pc->attach_region != SINEW_RIG_REGION_SPINE || rep->landmarks.pelvis < 0) return 0;
+    if (in_a_row(rep, p)) return 0;
     sinew_vec3 d =
         sinew_vec3_normalize_or(sinew_vec3_sub(pc->tip, pc->root), sinew_vec3_make(0, 0, 0));
     return spine_fraction(m, &rep->landmarks, pc->root) <= LOWER_SPINE &&
@@ -477,6 +498,15 @@ static void decide(const sinew_rig_analysis *a, const sinew_model *m, const sine
             listed(opt->skip_pieces, opt->skip_piece_count, p)) {
             v = SINEW_RIG_VERDICT_SKIPPED;
             snprintf(why, wn, "would be a tail; left unchanged by request (--skip)");
+        } else if ((v == SINEW_RIG_VERDICT_CHAIN || v == SINEW_RIG_VERDICT_RIGID) && !user_chain &&
+                   rep->rigged_tail >= 0) {
+            /* Boneless skin at the pelvis of a creature whose tail has bones: plates, spines
+             * or fur on the tail's root, not a second tail. */
+            v = SINEW_RIG_VERDICT_SKIPPED;
+            snprintf(why, wn,
+                     "at the pelvis, %.1fx as long as thick, but the skeleton already has a tail "
+                     "(%s): unchanged (--piece %u to chain it anyway)",
+                     (double)pc->elongation, joint_name(m, rep->rigged_tail), p);
         }
         pc->verdict = v;
     }
@@ -593,10 +623,10 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
         goto fail;
     if ((r = pieces_from_runs(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
     merge_overlapping(a, rep);
+    rep->rigged_tail = find_rigged_tail(a, m);
     decide(a, m, &opt, rep, tail_from);
     a->chain_parent = tail_from >= 0 ? tail_from : rep->landmarks.pelvis;
     if ((r = own_vertices(a, m, rep, err)) != SINEW_OK) goto fail;
-    rep->rigged_tail = find_rigged_tail(a, m);
     /* Weighted distance before: the rigger's weights. */
     {
         sinew_vec3 *jp = sinew_alloc(&a->alloc, a->joint_count, sizeof *jp);

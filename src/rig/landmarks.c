@@ -124,8 +124,9 @@ typedef struct tree {
     uint32_t *kids;
     uint32_t *size; /* subtree joint count */
     uint32_t *depth;
-    float *low; /* lowest height in the subtree: deforming joints and the skin they dominate */
-    float *h;   /* joint height along up */
+    float *low;  /* lowest height in the subtree: deforming joints and the skin they dominate */
+    float *high; /* highest deforming joint in the subtree */
+    float *h;    /* joint height along up */
     uint8_t *leg_of_parent; /* 1 when the joint is a leg of its parent (see the header) */
     uint8_t *has_two_legs;  /* 1 when the subtree holds a joint with two legs */
     uint32_t *legs;         /* legs of each joint (count of leg children) */
@@ -211,8 +212,12 @@ static void find_legs(const sinew_model *m, tree *t, float ground, float span)
             inside |= t->has_two_legs[c];
             /* The drop counts from the higher of the branch joint and the chain's own first
              * joint: a flat export hangs every chain from a root joint at the ground. */
+            const float top = fmaxf(t->h[x], t->h[c]);
+            /* ... and it hangs: nothing in it climbs LEG_DROP above its top (a flat export's
+             * spine chain, hips to head, reaches as low as a leg with its crotch skin). */
             int leg = t->size[c] >= 2 && t->low[c] <= ground + LEG_REACH * span &&
-                      fmaxf(t->h[x], t->h[c]) - t->low[c] >= LEG_DROP * span && !t->has_two_legs[c];
+                      top - t->low[c] >= LEG_DROP * span && t->high[c] - top < LEG_DROP * span &&
+                      !t->has_two_legs[c];
             t->leg_of_parent[c] = (uint8_t)leg;
             legs += (uint32_t)leg;
         }
@@ -254,8 +259,10 @@ static void pick_thighs(const tree *t, uint32_t P, int32_t head, sinew_vec3 up, 
 
 /* No joint named head: follow the most central child (least lateral offset from the pelvis,
  * the bigger subtree on a tie) of the pelvis's biggest branch that is not a leg, to its end;
- * the head is the joint before the end (the end is a head-top helper or a jaw). */
-static int32_t head_by_shape(const tree *t, uint32_t P, sinew_vec3 lateral, float span)
+ * the head is the last joint on that path that moves skin (the end may be a head-top helper
+ * with no weight, Mixamo's HeadTop_End). */
+static int32_t head_by_shape(const tree *t, const uint8_t *deforms, uint32_t P, sinew_vec3 lateral,
+                             float span)
 {
     int32_t main_child = -1;
     for (uint32_t k = t->first[P]; k < t->first[P + 1]; k++) {
@@ -282,7 +289,9 @@ static int32_t head_by_shape(const tree *t, uint32_t P, sinew_vec3 lateral, floa
         }
         cur = next;
     }
-    return (int32_t)(len >= 3 ? path[len - 2] : path[len - 1]);
+    while (len > 1 && !deforms[path[len - 1]])
+        len--;
+    return (int32_t)path[len - 1];
 }
 
 sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks *out,
@@ -303,6 +312,7 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
     t.size = sinew_alloc(al, n, sizeof *t.size);
     t.depth = sinew_alloc(al, n, sizeof *t.depth);
     t.low = sinew_alloc(al, n, sizeof *t.low);
+    t.high = sinew_alloc(al, n, sizeof *t.high);
     t.h = sinew_alloc(al, n, sizeof *t.h);
     t.leg_of_parent = sinew_alloc(al, n, 1);
     t.has_two_legs = sinew_alloc(al, n, 1);
@@ -314,7 +324,7 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
     uint8_t *deforms = sinew_alloc(al, n, 1);
     float *moved = sinew_alloc(al, n, sizeof *moved);
     sinew_result r = SINEW_OK;
-    if (!t.parent || !t.first || !t.kids || !t.size || !t.depth || !t.low || !t.h ||
+    if (!t.parent || !t.first || !t.kids || !t.size || !t.depth || !t.low || !t.high || !t.h ||
         !t.leg_of_parent || !t.has_two_legs || !t.legs || !t.pos || !pose || !world || !reg ||
         !deforms || !moved) {
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "landmarks: out of memory");
@@ -351,6 +361,7 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
     for (uint32_t j = 0; j < n; j++) {
         t.h[j] = sinew_vec3_dot(t.pos[j], out->up);
         t.low[j] = deforms[j] ? t.h[j] : FLT_MAX;
+        t.high[j] = deforms[j] ? t.h[j] : -FLT_MAX;
         if (m->mesh.vertex_count == 0) {
             ground = fminf(ground, t.h[j]);
             top = fmaxf(top, t.h[j]);
@@ -374,6 +385,7 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
         if (j < 0 || (uint32_t)j >= n || t.parent[j] < 0) continue;
         t.size[t.parent[j]] += t.size[j];
         t.low[t.parent[j]] = fminf(t.low[t.parent[j]], t.low[j]);
+        t.high[t.parent[j]] = fmaxf(t.high[t.parent[j]], t.high[j]);
     }
     find_legs(m, &t, ground, span);
     int32_t pelvis = -1;
@@ -415,7 +427,7 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
         sinew_vec3 lateral = sinew_vec3_make(1, 0, 0);
         if (la >= 0 && lb >= 0)
             lateral = sinew_vec3_normalize_or(sinew_vec3_sub(t.pos[lb], t.pos[la]), lateral);
-        head = head_by_shape(&t, P, lateral, span);
+        head = head_by_shape(&t, deforms, P, lateral, span);
         if (head >= 0) pick_thighs(&t, P, head, out->up, &la, &lb);
     }
     out->head = head;
@@ -486,6 +498,7 @@ done:
     sinew_free(al, t.size);
     sinew_free(al, t.depth);
     sinew_free(al, t.low);
+    sinew_free(al, t.high);
     sinew_free(al, t.h);
     sinew_free(al, t.leg_of_parent);
     sinew_free(al, t.has_two_legs);

@@ -1,4 +1,4 @@
-/* Rig module on every procedural creature (issue 3, acceptance): the right verdict for every
+/* Rig module on every procedural creature: the right verdict for every
  * piece, tail skin recall and precision >= 0.98 against the generator's truth, K as the
  * formula says, the weighted distance of the tail's skin to the bones that move it dropping
  * from at least 25% of the height to at most 1.5x the tail's radius, nothing outside the
@@ -188,6 +188,56 @@ static void test_rabbit(void **s)
     (void)s, check_kind(SINEW_CREATURE_RABBIT, 0);
 }
 
+/* Skeletons from every source: for each naming style of the random family (Mixamo,
+ * Quaternius, Maya-style, Sketchfab exports, unnamed bone_N) and for flat hierarchies (every
+ * chain from the root), the first SEEDS_PER_STYLE seeds of that style: the landmarks find the
+ * generator's pelvis and head joints, whatever the names say. */
+#define SEEDS_PER_STYLE 12
+static void test_landmarks_every_skeleton(void **s)
+{
+    (void)s;
+    const uint32_t kinds = SINEW_CREATURE_STYLE_COUNT + 1; /* the styles, then flat ones */
+    const uint32_t first = SINEW_CREATURE_STYLE_INVALID + 1;
+    uint32_t seen[SINEW_CREATURE_STYLE_COUNT + 1] = {0},
+                                               right[SINEW_CREATURE_STYLE_COUNT + 1] = {0};
+    for (uint64_t seed = 0; seed < 2000; seed++) {
+        sinew_model *m = NULL;
+        sinew_creature_truth truth;
+        sinew_error err;
+        assert_int_equal(sinew_creature_build_random(seed, NULL, &m, &truth, &err), SINEW_OK);
+        const uint32_t k =
+            truth.traits.flat_hierarchy ? SINEW_CREATURE_STYLE_COUNT : (uint32_t)truth.traits.style;
+        if (seen[k] < SEEDS_PER_STYLE) {
+            seen[k]++;
+            sinew_rig_landmarks lm;
+            assert_int_equal(sinew_rig_find_landmarks(m, &lm, NULL, &err), SINEW_OK);
+            const char *pelvis = m->nodes[m->skin.joints[lm.pelvis].node].name;
+            const char *head = lm.head >= 0 ? m->nodes[m->skin.joints[lm.head].node].name : "-";
+            int ok = !strcmp(pelvis, truth.pelvis_joint) && !strcmp(head, truth.head_joint);
+            right[k] += (uint32_t)ok;
+            if (!ok)
+                fprintf(stderr, "  seed %llu: pelvis %s (truth %s), head %s (truth %s): %s\n",
+                        (unsigned long long)seed, pelvis, truth.pelvis_joint, head,
+                        truth.head_joint, truth.description);
+        }
+        sinew_creature_truth_free(&truth);
+        sinew_model_free(m);
+        uint32_t done = 0;
+        for (uint32_t i = first; i < kinds; i++)
+            done += seen[i] == SEEDS_PER_STYLE;
+        if (done == kinds - first) break;
+    }
+    for (uint32_t i = first; i < kinds; i++) {
+        fprintf(stderr, "  %-14s landmarks right on %u of %u seeds\n",
+                i == SINEW_CREATURE_STYLE_COUNT
+                    ? "sketchfab-flat"
+                    : sinew_creature_style_name((sinew_creature_skeleton_style)i),
+                right[i], seen[i]);
+        assert_int_equal(seen[i], SEEDS_PER_STYLE);
+        assert_int_equal(right[i], seen[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +250,7 @@ int main(void)
         cmocka_unit_test(test_quiver_dressed),
         cmocka_unit_test(test_rabbit),
         cmocka_unit_test(test_winding),
+        cmocka_unit_test(test_landmarks_every_skeleton),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
