@@ -45,10 +45,12 @@
  * flap) to 11; low domes the walks also find on a back or a rump: 0.07-0.30. */
 #define PROTRUDES 0.6f
 /* A piece whose cross-sections mostly end on the mesh's boundary is a sheet (a cape, a flap, a
- * strip of cloth), not a tube; so is one modelled with thickness that is flat as a whole
- * (flatness below SHEET_FLAT) and across (median section flatness below SHEET_ACROSS).
- * Measured: the procedural cape 0.086 and 0.62; tails of the shared models and of 245
- * procedural creatures at least 0.17 as a whole (a tail curling in a plane) and 0.62 across
+ * strip of cloth), not a tube (a tube modelled as its own shell and sunk into the body is open
+ * at its hidden root: the open sections that follow closed ones up to the root are its rim,
+ * and a short tail's rim would otherwise outnumber the rest); so is one modelled with thickness
+ * that is flat as a whole (flatness below SHEET_FLAT) and across (median section flatness below
+ * SHEET_ACROSS). Measured: the procedural cape 0.086 and 0.62; tails of the shared models and of
+ * 245 procedural creatures at least 0.17 as a whole (a tail curling in a plane) and 0.62 across
  * (the Quaternius wolf's flattened tail 0.67, the quaternius fox's 0.72). */
 #define SHEET_SHARE 0.5f
 #define SHEET_FLAT 0.12f
@@ -185,22 +187,25 @@ static int stands_up(const rig_run *run, const sinew_rig_landmarks *lm)
 
 /* Hangs from the pelvis: attached to it (or a thigh), or low on the spine and not upwards; and
  * not standing up from the back. */
-/* A piece on the spine that is one of a row of like pieces (ROW or more on the torso, each
+/* A piece on the torso that is one of a row of like pieces (ROW or more on the torso, each
  * within a factor 2 of its length and vertex count) is a plate or a spike, not a tail: a
  * tail comes alone. A biped's dorsal plates point backwards from its lower back as its tail
  * does (4 of 55 tailless procedural creatures had one taken for a tail). */
 #define ROW 3
-static int in_a_row(const sinew_rig_report *rep, uint32_t p)
+static int in_a_row(const sinew_rig_analysis *a, const sinew_rig_report *rep, uint32_t p)
 {
     const sinew_rig_piece *pc = &rep->pieces[p];
+    const uint32_t n = a->runs.items[a->piece_runs[p]].vertex_count; /* walk sizes: vertex
+                                                                        counts come later */
     uint32_t like = 0;
     for (uint32_t q = 0; q < rep->piece_count; q++) {
         const sinew_rig_piece *o = &rep->pieces[q];
         if (o->merged_into >= 0 ||
             !(o->attach_region == SINEW_RIG_REGION_SPINE || at_pelvis((uint8_t)o->attach_region)))
             continue;
-        like += o->length <= 2 * pc->length && pc->length <= 2 * o->length &&
-                o->vertex_count <= 2 * pc->vertex_count && pc->vertex_count <= 2 * o->vertex_count;
+        const uint32_t no = a->runs.items[a->piece_runs[q]].vertex_count;
+        like += o->length <= 2 * pc->length && pc->length <= 2 * o->length && no <= 2 * n &&
+                n <= 2 * no;
     }
     return like >= ROW;
 }
@@ -209,10 +214,10 @@ static int hangs_from_pelvis(const sinew_rig_analysis *a, const sinew_model *m,
                              const sinew_rig_report *rep, uint32_t p)
 {
     const sinew_rig_piece *pc = &rep->pieces[p];
-    if (stands_up(&a->runs.items[a->piece_runs[p]], &rep->landmarks)) return 0;
+    if (stands_up(&a->runs.items[a->piece_runs[p]], &rep->landmarks) || in_a_row(a, rep, p))
+        return 0;
     if (at_pelvis((uint8_t)pc->attach_region)) return 1;
     if (pc->attach_region != SINEW_RIG_REGION_SPINE || rep->landmarks.pelvis < 0) return 0;
-    if (in_a_row(rep, p)) return 0;
     sinew_vec3 d =
         sinew_vec3_normalize_or(sinew_vec3_sub(pc->tip, pc->root), sinew_vec3_make(0, 0, 0));
     return spine_fraction(m, &rep->landmarks, pc->root) <= LOWER_SPINE &&
@@ -337,16 +342,20 @@ static sinew_result pieces_from_runs(sinew_rig_analysis *a, const sinew_model *m
         pc->radius = run->radius;
         pc->elongation = length / thickness;
         pc->root = run_root(run, m);
-        uint32_t sections = 0, open = 0, flat_across = 0;
+        uint32_t sections = 0, open = 0, flat_across = 0, closed_seen = 0, open_tail = 0;
         float root_radius = 0;
         for (uint32_t k = 0; k < run->section_count; k++) {
             if (!(run->sections[k].perimeter > 0)) continue;
             sections++;
-            open += run->sections[k].open_ends > 0;
+            const int is_open = run->sections[k].open_ends > 0;
+            open += (uint32_t)is_open;
+            open_tail = is_open && closed_seen ? open_tail + 1 : 0;
+            closed_seen |= !is_open;
             flat_across += run->sections[k].flatness < SHEET_ACROSS;
             root_radius = run->sections[k].radius;
         }
-        pc->sheet = open > SHEET_SHARE * (float)sections;
+        /* Open sections after closed ones, up to the root, are a sunk shell's rim: not counted. */
+        pc->sheet = open - open_tail > SHEET_SHARE * (float)(sections - open_tail);
         pc->protrusion =
             root_radius > 0
                 ? sinew_vec3_distance(m->mesh.positions[run->tip], pc->root) / root_radius
@@ -485,7 +494,10 @@ static void decide(const sinew_rig_analysis *a, const sinew_model *m, const sine
         } else if (pc->attach_region == SINEW_RIG_REGION_SPINE ||
                    at_pelvis((uint8_t)pc->attach_region)) {
             v = opt->dress_spine ? SINEW_RIG_VERDICT_DRESSED : SINEW_RIG_VERDICT_SPINE;
-            snprintf(why, wn, "on the back or neck (%s): %s", att,
+            snprintf(why, wn, "%s (%s): %s",
+                     in_a_row(a, rep, p) ? "one of a row of like pieces on the back"
+                                         : "on the back or neck",
+                     att,
                      opt->dress_spine
                          ? "rigid on its bone (--dress-spine)"
                          : "a mane, plates or a quiver; unchanged (see --dress-spine)");
