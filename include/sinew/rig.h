@@ -148,6 +148,9 @@ typedef struct sinew_rig_piece {
     uint32_t vertex_count;             /* original (unwelded) vertices, merged shells included */
     uint32_t merged_shells;            /* protrusions that make it up (1 when nothing merged) */
     int32_t merged_into;               /* piece index when verdict is MERGED, else -1 */
+    int32_t rides_on;                  /* a tail this piece sits on (a plate or spike modelled
+                                          as its own shell on the tail's skin): merged into it
+                                          and moving with it; else -1 */
     int32_t attach_joint;              /* skin joint it hangs from */
     sinew_rig_region attach_region;
     sinew_vec3 root;             /* bind space: centre of the cross-section where it leaves the

@@ -113,16 +113,31 @@ static sinew_vec3 centre_at(const rig_run *run, float g, sinew_vec3 fallback)
 }
 
 /* Axial position along the piece's chain, 0 at the root and 1 at the tip, per representative
- * of piece p (from its own walk, or the walk of a piece merged into it); 0 for skin of the
- * piece no walk reached (the hidden root of a separate shell). */
-static void axial_positions(const sinew_rig_analysis *a, const sinew_rig_report *rep, uint32_t p,
-                            float *axial)
+ * of piece p: from its own walk, or the walk of a piece merged into it (fur over skin); skin no
+ * such walk reached takes the position of the walk's nearest vertex. Call with axial[] = -1
+ * on the piece's representatives. */
+static void axial_positions(const sinew_rig_analysis *a, const sinew_model *m,
+                            const sinew_rig_report *rep, uint32_t p, float *axial)
 {
     for (uint32_t q = 0; q < rep->piece_count; q++) {
-        if (q != p && rep->pieces[q].merged_into != (int32_t)p) continue;
+        if (q != p && (rep->pieces[q].merged_into != (int32_t)p || rep->pieces[q].rides_on >= 0))
+            continue;
         const rig_run *run = &a->runs.items[a->piece_runs[q]];
         for (uint32_t k = 0; k < run->vertex_count; k++)
             axial[run->vertices[k]] = 1.0f - run->g[k] / run->cut;
+    }
+    /* The rest (a rider's skin, a plate on the tail; the hidden root of a tail modelled as
+     * its own shell) moves with the tail's skin nearest it. */
+    const rig_run *own = &a->runs.items[a->piece_runs[p]];
+    for (uint32_t v = 0; v < m->mesh.vertex_count; v++) {
+        if (a->weld[v] != v || rep->vertex_piece[v] != p || axial[v] >= 0) continue;
+        float best = FLT_MAX;
+        axial[v] = 0;
+        for (uint32_t k = 0; k < own->vertex_count; k++) {
+            float d =
+                sinew_vec3_distance(m->mesh.positions[own->vertices[k]], m->mesh.positions[v]);
+            if (d < best) best = d, axial[v] = 1.0f - own->g[k] / own->cut;
+        }
     }
 }
 
@@ -368,8 +383,8 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
         }
         /* Weights. */
         for (uint32_t i = 0; i < count; i++)
-            axial[a->weld[verts[i]]] = 0;
-        axial_positions(a, rep, p, axial);
+            axial[a->weld[verts[i]]] = -1;
+        axial_positions(a, m, rep, p, axial);
         const int body_root = opt.root_blend == SINEW_RIG_ROOT_BODY;
         const uint32_t border_count = body_root ? body_border(a, m, rep, p, border) : 0;
         for (uint32_t i = 0; i < count; i++) {

@@ -16,6 +16,8 @@
  *              (unchanged); on the head: ears, horns (unchanged); on the spine: a
  *              mane, plates, a quiver (unchanged, or dressed rigidly with dress_spine); on a
  *              limb: unchanged.
+ *   riders     a piece whose root sits on a tail's skin (plates or spikes modelled as their
+ *              own shells on the tail) merges into that tail and moves with it.
  *   ownership  a piece owns the skin of its walk; a chained or rigid piece also owns the rest
  *              of a separate shell it mostly covers (a tail modelled as its own shell sunk into
  *              the body: its hidden root).
@@ -337,6 +339,7 @@ static sinew_result pieces_from_runs(sinew_rig_analysis *a, const sinew_model *m
         memset(pc, 0, sizeof *pc);
         a->piece_runs[rep->piece_count++] = i;
         pc->merged_into = -1;
+        pc->rides_on = -1;
         pc->merged_shells = 1;
         pc->length = length;
         pc->radius = run->radius;
@@ -524,6 +527,54 @@ static void decide(const sinew_rig_analysis *a, const sinew_model *m, const sine
     }
 }
 
+/* Riders (see the header): a piece whose root lies on a chained tail's skin, within the tail's
+ * radius of its walk and short of its root by a radius, sits on the tail (plates modelled as
+ * their own shells on a dragon's tail) and is merged into it, to move with its chain. */
+static sinew_result find_riders(const sinew_rig_analysis *a, const sinew_model *m,
+                                sinew_rig_report *rep, sinew_error *err)
+{
+    uint32_t *in_run = sinew_alloc(&a->alloc, a->vertex_count + 1, sizeof *in_run);
+    if (!in_run) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+    for (uint32_t t = 0; t < rep->piece_count; t++) {
+        sinew_rig_piece *tail = &rep->pieces[t];
+        if (tail->verdict != SINEW_RIG_VERDICT_CHAIN && tail->verdict != SINEW_RIG_VERDICT_RIGID)
+            continue;
+        const rig_run *run = &a->runs.items[a->piece_runs[t]];
+        for (uint32_t k = 0; k < run->vertex_count; k++)
+            in_run[run->vertices[k]] = t + 1;
+        for (uint32_t q = 0; q < rep->piece_count; q++) {
+            sinew_rig_piece *pc = &rep->pieces[q];
+            if (q == t || pc->merged_into >= 0 || pc->verdict == SINEW_RIG_VERDICT_CHAIN ||
+                pc->verdict == SINEW_RIG_VERDICT_RIGID || pc->verdict == SINEW_RIG_VERDICT_HEAD)
+                continue;
+            float best = FLT_MAX, g = 0;
+            for (uint32_t k = 0; k < run->vertex_count; k++) {
+                float d = sinew_vec3_distance(m->mesh.positions[run->vertices[k]], pc->root);
+                if (d < best) best = d, g = run->g[k];
+            }
+            if (!(best <= tail->radius) || !(g < run->cut - tail->radius)) continue;
+            /* ... and it sits on the tail, not on the body beside it: no skin outside the
+             * tail's walk and the piece's own shell is nearer its root. */
+            const uint32_t own_shell = a->shell[a->runs.items[a->piece_runs[q]].tip];
+            int on_tail = 1;
+            for (uint32_t v = 0; v < a->vertex_count && on_tail; v++) {
+                if (a->weld[v] != v || a->shell[v] == own_shell || in_run[v] == t + 1) continue;
+                on_tail = sinew_vec3_distance(m->mesh.positions[v], pc->root) >= best;
+            }
+            if (!on_tail) continue;
+            pc->merged_into = (int32_t)t;
+            pc->rides_on = (int32_t)t;
+            pc->verdict = SINEW_RIG_VERDICT_MERGED;
+            snprintf(pc->reason, sizeof pc->reason,
+                     "sits on the tail (piece %u), %.2f of the way from its tip: moves with it", t,
+                     (double)(g / run->cut));
+            tail->merged_shells += pc->merged_shells;
+        }
+    }
+    sinew_free(&a->alloc, in_run);
+    return SINEW_OK;
+}
+
 /* Vertex ownership (see the header). */
 static sinew_result own_vertices(sinew_rig_analysis *a, const sinew_model *m, sinew_rig_report *rep,
                                  sinew_error *err)
@@ -637,6 +688,7 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
     merge_overlapping(a, rep);
     rep->rigged_tail = find_rigged_tail(a, m);
     decide(a, m, &opt, rep, tail_from);
+    if ((r = find_riders(a, m, rep, err)) != SINEW_OK) goto fail;
     a->chain_parent = tail_from >= 0 ? tail_from : rep->landmarks.pelvis;
     if ((r = own_vertices(a, m, rep, err)) != SINEW_OK) goto fail;
     /* Weighted distance before: the rigger's weights. */
