@@ -1,6 +1,6 @@
 /* bench_anim2d: what one frame of the stick figure costs natively: build_pose per motion
  * (IK, gait, tracks, blending, squash, spring, Verlet), and one two-bone IK solve.
- * Anchor (issue 6): build_pose under 2 us per frame. Fixed inputs; prints ns per unit, the
+ * Anchor: build_pose under 2 us per frame. Fixed inputs; prints ns per unit, the
  * best of REPEATS runs (the fastest run is the least disturbed by other load on the machine)
  * and the median. For load-proof numbers count instructions:
  * valgrind --tool=callgrind build/bin/bench_anim2d (about 2.5k instructions per walk frame, 4.4k

@@ -1,6 +1,6 @@
 // Frame times of the stickman page in headless Chromium over 5 s per mode (Spear Run, and the
 // lab's spear form), plus anim2d's build_pose in WebAssembly under V8 (Node). Prints per-frame
-// costs beside the anchors: 60 Hz = 16.7 ms per frame; build_pose < 2 us native (issue 6).
+// costs beside the anchors: 60 Hz = 16.7 ms per frame; build_pose < 2 us native.
 // Usage: node bench/anim2d/frames.mjs   (builds web/dist first when missing or stale)
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-/* bench_bake: the bake of every clip of quaternius_Fox (issue 4, "bench/": at most 50 ms for
+/* bench_bake: the bake of every clip of quaternius_Fox (goal: at most 50 ms for
  * all 12 clips).
  *
  * usage: bench_bake [--repeat N] [FILE]

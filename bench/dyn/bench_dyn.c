@@ -1,7 +1,7 @@
 /* ns per joint-step of sinew's spring-chain runtime: 10,000 chains of 8 joints (one rig, one
  * state per chain, each with its own hips motion), coupling, elastic limit and floor on,
  * 60 calls per second (one fixed 1/60 s step per call). Fixed motions, no randomness.
- * Anchor (issue 4): at most 40 ns per joint-step, and at least 20x faster than three-vrm's
+ * Anchor: at most 40 ns per joint-step, and at least 20x faster than three-vrm's
  * VRMSpringBoneManager on the same chains (bench/dyn/run.sh prints both).
  * Usage: bench_dyn [chains] [frames] [single]   (single: sinew_dyn_step_run per chain
  * instead of sinew_dyn_step_run_many) */

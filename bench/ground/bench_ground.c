@@ -1,5 +1,5 @@
-/* bench_ground: per-frame cost of the body-grounding clearance c(t) (seed 000, "A cauda pode
- * tocar o chao; ela nao pode levantar o camundongo") from the support samples grouped by
+/* bench_ground: per-frame cost of the body-grounding clearance c(t) (after Sidorkin,
+ * "Animating tails the auto-rigger never gave a bone") from the support samples grouped by
  * dominant bone (sinew_dyn_support_clearance) against the whole-mesh reference (every vertex
  * skinned by sinew_skin_positions, then sinew_dyn_ground_clearance).
  *

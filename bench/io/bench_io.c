@@ -1,5 +1,5 @@
-/* bench_io: load + model-build cost per MB and skinning throughput (issue 2, "Checks that must
- * pass") on the largest shared model.
+/* bench_io: load + model-build cost per MB and skinning throughput on the largest shared
+ * model.
  *
  * usage: bench_io [MODEL.glb] [--repeat N]
  *   MODEL defaults to $SINEW_MODELS/quaternius_Fox.glb (the largest shared model; the shared

@@ -9,7 +9,7 @@
  * subdivided copy) of:
  *   - analysis: sinew_rig_find_appendages (distance field, weld, pieces, verdicts);
  *   - chain:    sinew_rig_build_chain (geodesics, joints, weights, distances);
- *   - pipeline: both, the figure the issue's goal is about (<= 30 ms for the fox);
+ *   - pipeline: both, the figure the goal is about (<= 30 ms for the fox);
  *   - apply:    sinew_rig_apply_document on a fresh copy of the loaded document (file models).
  * Loading and writing the file are not part of the pipeline (see bench_io for those).
  * Timing uses the thread's CPU clock here, in the bench only: the library never reads clocks.
@@ -208,7 +208,7 @@ int main(int argc, char **argv)
         sinew_model_from_document(doc, NULL, &m, &err) != SINEW_OK) {
         printf("notail/quaternius_Fox: skipped (%s)\n", err.message);
     } else {
-        rc |= bench_model("notail/quaternius_Fox", m, repeat, "no anchor in the issue");
+        rc |= bench_model("notail/quaternius_Fox", m, repeat, "no goal set");
         /* Apply to the document (the edit `sinew tail` makes before writing). */
         double *t = calloc((size_t)repeat, sizeof *t);
         for (int i = 0; i < repeat && !rc; i++) {

@@ -1,8 +1,9 @@
-/* bench_solve: ms per clip of the surface solve (issue 5) on procedural quadrupeds with 46
- * joints and 24 frames: (a) 5,000 vertices, (b) 180,000 vertices, each solved (control run)
- * to a relative RMS error of 1e-6 of the diagonal, on one core. Prints the anchors beside:
- * seed 004 (0.5 s to a few s per clip per rig, browser JavaScript) and Dem Bones 1.2.1
- * (C++/Eigen, transforms only, one thread: (a) 341 ms, (b) 718 ms of which 430 ms moments).
+/* bench_solve: ms per clip of the surface solve on procedural quadrupeds with 46 joints and
+ * 24 frames: (a) 5,000 vertices, (b) 180,000 vertices, each solved (control run) to a
+ * relative RMS error of 1e-6 of the diagonal, on one core. Prints the anchors beside:
+ * Sidorkin, "Solve the surface, not the skeleton" (0.5 s to a few s per clip per rig, browser
+ * JavaScript) and Dem Bones 1.2.1 (C++/Eigen, transforms only, one thread: (a) 341 ms, (b)
+ * 718 ms of which 430 ms moments).
  * Usage: bench_solve [a|b|all] (default all). Fixed seeds; timing is the bench's, never the
  * library's. The figure is the fastest repetition (the machine may be shared); the median is
  * printed beside it. "ms per clip" = solver creation (rig moments uuT) + every frame's moments
@@ -98,7 +99,7 @@ static void run(const char *label, uint32_t rings, uint32_t sides, int reps, dou
     printf("    RMS error re-skinned directly: %.2e of the diagonal; targets (skinning the source "
            "clip, not in the figure): %.2f ms\n",
            direct, ms_targets);
-    printf("    anchors: goal <= %.0f ms; Dem Bones 1.2.1 one thread %.0f ms%s; seed 004 browser "
+    printf("    anchors: goal <= %.0f ms; Dem Bones 1.2.1 one thread %.0f ms%s; published browser "
            "JS 500-3000 ms\n",
            goal, anchor_dem, anchor_dem > 500 ? " (430 ms of it moments)" : "");
     free(total);

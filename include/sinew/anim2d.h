@@ -1,4 +1,5 @@
-/* sinew anim2d: 2D procedural animation of a stick figure (seed 002).
+/* sinew anim2d: 2D procedural animation of a stick figure (after Sidorkin, "Animating a stick
+ * figure with two-bone IK in HTML canvas").
  *
  * Manual
  * ------
@@ -37,7 +38,7 @@ typedef struct sinew_vec2 {
     float x, y;
 } sinew_vec2;
 
-/* The skeleton of lengths, canvas units (seed 002, "Um esqueleto feito de números").
+/* The skeleton of lengths, canvas units (the article's skeleton made of numbers).
  * HIP_H < THIGH + SHIN: the standing figure never locks its knees. */
 #define SINEW_ANIM2D_SPINE 54.0f
 #define SINEW_ANIM2D_NECK 13.0f
@@ -59,7 +60,7 @@ typedef struct sinew_vec2 {
 
 /* ---- two-bone IK and FK ---- */
 
-/* Two-bone IK by the law of cosines (seed 002, "IK de dois ossos"): returns the middle joint
+/* Two-bone IK by the law of cosines: returns the middle joint
  * (knee or elbow) of the chain root -(l1)- joint -(l2)- end that reaches toward `target`.
  * The root-target distance is clamped to [|l1-l2| + 0.01, l1 + l2 - 0.01] and the cosine to
  * [-1, 1], so the result is never NaN for finite input: out of reach, the chain stretches as
@@ -76,7 +77,7 @@ sinew_vec2 sinew_anim2d_ik(sinew_vec2 root, sinew_vec2 target, float l1, float l
  * Returns the knee and writes the foot actually reached (NULL allowed). */
 sinew_vec2 sinew_anim2d_leg_ik(sinew_vec2 hip, sinew_vec2 target, sinew_vec2 *foot);
 
-/* FK arm (seed 002, armFK): angles measured from straight down, positive swinging forward;
+/* FK arm (the article's armFK): angles measured from straight down, positive swinging forward;
  * the elbow is at shoulder + UARM (sin a_up, cos a_up) and the hand FARM further at angle
  * a_up + flex. `elbow` and `hand` must not be NULL. */
 void sinew_anim2d_arm_fk(sinew_vec2 shoulder, float a_up, float flex, sinew_vec2 *elbow,
@@ -87,7 +88,7 @@ void sinew_anim2d_arm_fk(sinew_vec2 shoulder, float a_up, float flex, sinew_vec2
 typedef enum sinew_anim2d_ease {
     SINEW_ANIM2D_EASE_DEFAULT = 0, /* a key's segment uses the track's fallback ease */
     SINEW_ANIM2D_EASE_LINEAR,
-    SINEW_ANIM2D_EASE_SMOOTH,    /* smoothstep 3u^2 - 2u^3, the seed's default */
+    SINEW_ANIM2D_EASE_SMOOTH,    /* smoothstep 3u^2 - 2u^3, the article's default */
     SINEW_ANIM2D_EASE_IN_CUBIC,  /* u^3: slow start, accelerating (falling) */
     SINEW_ANIM2D_EASE_OUT_CUBIC, /* 1 - (1-u)^3: fast start, settling (thrusts, rising) */
     SINEW_ANIM2D_EASE_IN_OUT_CUBIC,
@@ -105,7 +106,7 @@ typedef struct sinew_anim2d_key {
     sinew_anim2d_ease ease; /* ease of the segment ending here; default: the track's */
 } sinew_anim2d_key;
 
-/* Samples a track at normalised time t (seed 002, track()): before the first key its value,
+/* Samples a track at normalised time t (the article's track()): before the first key its value,
  * after the last key the last value, else lerp between the two keys around t with the
  * segment's ease. Keys sharing a time do not divide by zero. count 0 gives 0. */
 float sinew_anim2d_track(const sinew_anim2d_key *keys, size_t count, float t,
@@ -113,7 +114,7 @@ float sinew_anim2d_track(const sinew_anim2d_key *keys, size_t count, float t,
 
 /* ---- gait ---- */
 
-/* Gait parameters at one walk-run blend value (seed 002, "Um ciclo de marcha"). */
+/* Gait parameters at one walk-run blend value. */
 typedef struct sinew_anim2d_gait {
     float stride;      /* units the foot travels relative to the hip during stance */
     float cadence;     /* cycles per second (one cycle = two steps) */
@@ -172,7 +173,7 @@ typedef struct sinew_anim2d_hair {
 /* Settles the chain hanging straight down from `pin`, at rest. */
 void sinew_anim2d_hair_reset(sinew_anim2d_hair *h, sinew_vec2 pin, float spacing);
 
-/* One Verlet step (seed 002, "Cabelo com Verlet"): v = (pos - prev) * drag; pos += v +
+/* One Verlet step (the article's Verlet hair): v = (pos - prev) * drag; pos += v +
  * (wind_x, gravity) * dt^2 * 60; then `iterations` passes of the distance constraint bring
  * every pair back to `spacing` with point 0 pinned at `pin`. */
 void sinew_anim2d_hair_step(sinew_anim2d_hair *h, sinew_vec2 pin, float wind_x, float gravity,
@@ -310,8 +311,8 @@ void sinew_anim2d_figure_build_pose(sinew_anim2d_figure *fig, float dt, sinew_an
 
 /* ---- the spear form's data, for tests and tools ---- */
 
-/* One waypoint of the spear form: the whole body (seed 002: spear angle, grip, lean, weight
- * shift, crouch, stance width, raise and squash). */
+/* One waypoint of the spear form: the whole body (as in the article: spear angle, grip, lean,
+ * weight shift, crouch, stance width, raise and squash). */
 typedef struct sinew_anim2d_form_key {
     float t;                /* normalised time in [0, 1] */
     float spear_angle;      /* radians: direction butt->tip, 0 = forward, negative = up */

@@ -1,6 +1,6 @@
 /* sinew bake: simulate the tail over every clip and record real rotation keys, so the motion
- * plays in Blender, Unity, Unreal and three.js without sinew's runtime (seed 000, "O que isso
- * muda para voce": "Fora do nosso runtime").
+ * plays in Blender, Unity, Unreal and three.js without sinew's runtime (after Sidorkin,
+ * "Animating tails the auto-rigger never gave a bone", on tails outside its own runtime).
  *
  * For a looping clip (first pose equals last) the clip runs silently, pass after pass, until
  * the tail's state (particle positions and velocities) at the end of a pass returns to where
@@ -11,7 +11,7 @@
  * the same animation, for the chain joints only: no other channel changes.
  *
  * The bake reads the model and never writes it (or any caller pose): each clip runs on its
- * own state and buffers (seed 000's lesson: clips that read a pose a preview had moved).
+ * own state and buffers (the article's lesson: clips that read a pose a preview had moved).
  */
 #ifndef SINEW_BAKE_H
 #define SINEW_BAKE_H
@@ -25,7 +25,7 @@ extern "C" {
 #endif
 
 typedef struct sinew_bake_options {
-    const sinew_dyn_params *params; /* spring parameters; default: NULL = the seed's */
+    const sinew_dyn_params *params; /* spring parameters; default: NULL = the article's */
     float min_rate;                 /* keys per second at least; default: 30 */
     uint32_t max_passes;            /* warm-up passes at most for a looping clip; default: 64 */
     float closure_tolerance;        /* loop closed when every particle's position differs by less

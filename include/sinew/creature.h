@@ -1,10 +1,11 @@
 /* sinew creature: deterministic procedural test characters that carry their own ground truth.
  *
- * These creatures are the project's ground truth for tail rigging (seed 000, "Encontrando a
- * cauda" .. "Etapa dois") and the README's built-in example. Each looks like what a template
- * auto-rigger (Mixamo-style, Make-It-Animatable) leaves behind: a fixed skeleton with no bone
- * for the tail, cape or ears, and the appendage's skin dumped on the nearest legs. Every kind
- * is built in memory as a sinew_model (Y up, facing +Z, metres):
+ * These creatures are the project's ground truth for tail rigging (finding the tail, making
+ * it rigid and chaining it, after Sidorkin, "Animating tails the auto-rigger never gave a
+ * bone") and the README's built-in example. Each looks like what a template auto-rigger
+ * (Mixamo-style, Make-It-Animatable) leaves behind: a fixed skeleton with no bone for the
+ * tail, cape or ears, and the appendage's skin dumped on the nearest legs. Every kind is
+ * built in memory as a sinew_model (Y up, facing +Z, metres):
  *
  *   fox     anthropomorphic fox, 1.91 m, 22-bone Mixamo skeleton ("mixamorig:" prefix), about
  *           23,000 vertices / 29,000 triangles split at seams, a bushy 0.81 m tail hanging down
@@ -24,7 +25,7 @@
  * piece's modelled size. Building is deterministic: the same kind and options give the same
  * bits on every run (no clocks, no rand(); fur noise is a fixed integer hash of grid indices).
  *
- * What a rigger meets (seed 000's distance field, far = 7% of sinew_size.scale):
+ * What a rigger meets (the article's distance field, far = 7% of sinew_size.scale):
  *   - Every piece is its own shell (never welded to the body) whose root is sunk into the body,
  *     so most of it is far but a few rings at the root are near (fox tail: 5% of its vertices,
  *     the mouse's and lizard's about 2-5%); the truth labels the whole shell.
@@ -33,11 +34,11 @@
  *     few isolated crotch vertices may be far by a hair. All of these are labelled body.
  *   - Tail skin is weighted the way a template rigger dumps it: the left shin (fox 0.30 at the
  *     root to 0.55 at the tip), the rest split between the two thighs by side, meeting in a
- *     narrow seam. In the fox's Walk its edges tear as seed 000's original rig did (24 moments:
- *     p99 3.0, max 4.6, 8.4% beyond 1.5 or below 0.67; the seed: 2.42, 4.03, 11.4%) while body
- *     edges stay at p99 1.16, max 1.72 (the seed's body reference: 1.29, 1.78). Weighted bone
- *     distance of the fox's tail skin: 0.51 m (seed: 0.47 m); body skin: 4 influences at most
- *     by a 1/d^4 falloff to the bones of its own limb or trunk.
+ *     narrow seam. In the fox's Walk its edges tear as the article's original rig did (24
+ *     moments: p99 3.0, max 4.6, 8.4% beyond 1.5 or below 0.67; the article: 2.42, 4.03,
+ *     11.4%) while body edges stay at p99 1.16, max 1.72 (the article's body reference: 1.29,
+ *     1.78). Weighted bone distance of the fox's tail skin: 0.51 m (article: 0.47 m); body
+ *     skin: 4 influences at most by a 1/d^4 falloff to the bones of its own limb or trunk.
  *   - Each tube is split into 4x4-quad patches that own their vertices (exporters split at UV
  *     and normal seams): the face graph falls into islands, welding by position joins them.
  *   - The vertex order of a file written by sinew_document_from_model is the model's, so
@@ -121,7 +122,7 @@ typedef enum sinew_creature_part {
     SINEW_CREATURE_PART_FUR     /* a separate fur shell over the torso */
 } sinew_creature_part;
 
-/* What the tail rigger should decide for a piece (issue 3, "Verdicts"). */
+/* What the tail rigger should decide for a piece. */
 typedef enum sinew_creature_verdict {
     SINEW_CREATURE_VERDICT_INVALID = 0,
     SINEW_CREATURE_VERDICT_CHAIN,     /* grows a bone chain (tails hanging from the pelvis) */

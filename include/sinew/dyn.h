@@ -1,11 +1,11 @@
 /* sinew dyn: the spring-chain runtime that swings tail bones, its floor contact, and the
- * body-grounding measures that keep tail skin from lifting the pelvis (seed 000, "Etapa tres"
- * and "O que o camundongo nos ensinou").
+ * body-grounding measures that keep tail skin from lifting the pelvis (after Sidorkin,
+ * "Animating tails the auto-rigger never gave a bone": step three, and what the mouse taught us).
  *
  * Manual
  * ------
  * 1. Offline (allocates once): sinew_dyn_rig_create() reads a sinew_model and finds the
- *    chain Tail_1..Tail_K (+ optional Tail_End) by name, as the seed's createAnimator does,
+ *    chain Tail_1..Tail_K (+ optional Tail_End) by name, as the article's createAnimator does,
  *    or takes the caller's list of node indices. The rig is immutable afterwards: rest
  *    frames from the inverse bind matrices (never from the loaded pose), the centred rest
  *    arc with carry and restCurve, per-link frequency, all lengths and accelerations scaled
@@ -21,17 +21,17 @@
  *    Many chains per frame: sinew_dyn_step_run_many runs eight at a time in vector lanes
  *    (AVX2, chosen at run time) or four (SSE or generic vectors), with the same results.
  *
- * Mechanisms (seed 000): one tip particle per link on a damped spring toward the rest target
- * (semi-implicit Euler), rope projection dropping radial velocity, bends coupled to the
+ * Mechanisms, as in the article: one tip particle per link on a damped spring toward the rest
+ * target (semi-implicit Euler), rope projection dropping radial velocity, bends coupled to the
  * neighbours' snapshots in the hips frame (alpha = 1 - exp(-k dt)), the elastic bend limit,
  * a forward plane at the tail root, floor contact by sphere/plane intersection overriding the
- * limit. Beyond the seed: when coupling or the limit holds a link away from where its
- * particle pushes, the velocity component toward that push is removed as the seed does for
+ * limit. Beyond the article: when coupling or the limit holds a link away from where its
+ * particle pushes, the velocity component toward that push is removed as the article does for
  * the limit, so a held link does not keep a ghost velocity that never shows as motion; and a
  * bind cone (bind_limit) also bounds each link's bend from its bind direction, the bend that
  * deforms the skin.
  *
- * Units and scaling. Lengths are in the file's units. The seed's values are for its 1.91 m
+ * Units and scaling. Lengths are in the file's units. The article's values are for its 1.91 m
  * fox; sinew scales them with the model: s = reference_size / 1.91, where reference_size is
  * sinew_model.world_size.scale (max of height and horizontal length of the skinned mesh at the
  * file's pose, DESIGN.md; size.scale when the world size is unknown). Lengths (rho, the
@@ -64,7 +64,7 @@
 extern "C" {
 #endif
 
-#define SINEW_DYN_REFERENCE_SIZE 1.91f /* seed 000's fox, metres: the size defaults are for */
+#define SINEW_DYN_REFERENCE_SIZE 1.91f /* the article's fox, metres: size defaults are for */
 #define SINEW_DYN_MAX_JOINTS 64        /* longest chain a rig accepts */
 
 /* Mechanisms a caller can switch off (bits of sinew_dyn_params.disable); zero keeps all on. */
@@ -78,7 +78,7 @@ enum {
     SINEW_DYN_NO_TELEPORT = 1u << 6 /* never reset on a jump */
 };
 
-/* Spring-chain parameters. A zeroed struct means the seed's defaults; every length or
+/* Spring-chain parameters. A zeroed struct means the article's defaults; every length or
  * acceleration is given for the 1.91 m reference fox and scaled to the model (see top). */
 typedef struct sinew_dyn_params {
     float frequency_root;  /* Hz, the root link's spring; default: 0.9 Hz */
@@ -137,7 +137,7 @@ void sinew_dyn_params_default(sinew_dyn_params *out);
 /* Builds a rig for `model`'s tail chain. `params` NULL or zeroed means defaults; `desc` NULL
  * means find nodes named Tail_1, Tail_2, .. (an optional "prefix:" or "prefix|" is ignored)
  * linked parent to child, plus Tail_End. Rest frames come from the skin's inverse bind
- * matrices when node and parent are joints (seed 000: the loaded pose is not neutral), else
+ * matrices when node and parent are joints (the loaded pose is not neutral), else
  * from sinew_node.rest. Errors: SINEW_ERR_NOT_FOUND (no Tail_* joints), SINEW_ERR_FORMAT
  * (chain not linked parent to child, zero-length link, parentless root),
  * SINEW_ERR_ARGUMENT (bad desc or params), SINEW_ERR_INVALID_VALUE (non-finite or singular
@@ -236,9 +236,9 @@ sinew_result sinew_dyn_step_run_many(const sinew_dyn_step_job *jobs, uint32_t co
  * Batches of this many jobs (then of 4) run in lanes; the rest run one at a time. */
 uint32_t sinew_dyn_lane_width(void);
 
-/* ---- body grounding (seed 000, "A cauda pode tocar o chao; ela nao pode levantar o
- * camundongo"). Vertex sets are byte masks of vertex_count entries (nonzero = member); a
- * NULL mask is the empty set, a NULL support mask is every vertex. ---- */
+/* ---- body grounding: the tail may touch the floor, it may not lift the body. Vertex sets
+ * are byte masks of vertex_count entries (nonzero = member); a NULL mask is the empty set, a
+ * NULL support mask is every vertex. ---- */
 
 /* Tail-dominated mask: mask[v] = 1 when the skin weight of v on the rig's chain joints is
  * larger than its weight on all other joints together (ties go to the body). Works on the
@@ -262,7 +262,7 @@ float sinew_dyn_ground_lift(float allowance, float clearance);
 float sinew_dyn_floor_placement(const sinew_vec3 *positions, uint32_t vertex_count,
                                 const uint8_t *tail);
 
-/* ---- support samples: S as a few skin points grouped by dominant bone (seed 000: "the
+/* ---- support samples: S as a few skin points grouped by dominant bone (the article: "the
  * implementation samples the skin grouped by dominant bone, instead of evaluating every
  * vertex in every frame"). Built once from the model (sinew_dyn_support_build); each frame
  * the caller's skinning matrices (sinew_skin_matrices in sinew/model.h: world * IBM per skin

@@ -127,7 +127,7 @@ static inline sinew_quat sinew_quat_from_axis_angle(sinew_vec3 unit_axis, float 
     float s = sinf(radians * 0.5f);
     return sinew_quat_make(unit_axis.x * s, unit_axis.y * s, unit_axis.z * s, cosf(radians * 0.5f));
 }
-/* Smallest rotation angle of a unit quaternion, in [0, pi] (seed 000: 2 acos(clamp(|w|))). */
+/* Smallest rotation angle of a unit quaternion, in [0, pi] (2 acos(clamp(|w|))). */
 static inline float sinew_quat_angle(sinew_quat q)
 {
     float w = fabsf(q.w);
@@ -153,7 +153,7 @@ static inline sinew_quat sinew_quat_slerp(sinew_quat a, sinew_quat b, float t)
     return sinew_quat_normalize(sinew_quat_make(a.x * ka + b.x * kb, a.y * ka + b.y * kb,
                                                 a.z * ka + b.z * kb, a.w * ka + b.w * kb));
 }
-/* The shortest unit quaternion taking unit vector a onto unit vector b (seed 000's swing). */
+/* The shortest unit quaternion taking unit vector a onto unit vector b (the twist-free swing). */
 static inline sinew_quat sinew_quat_swing(sinew_vec3 a, sinew_vec3 b)
 {
     float d = sinew_vec3_dot(a, b);
@@ -245,7 +245,7 @@ int sinew_mat4_invert_affine(const sinew_mat4 *a, sinew_mat4 *out);
  * x scale). Shear is lost. */
 sinew_transform sinew_mat4_decompose(const sinew_mat4 *a);
 /* Eigen-decomposition of a symmetric 4x4 matrix by cyclic Jacobi rotations (exact to
- * rounding, unlike power iteration: seed 004). Eigenvalues descending in `values`, the
+ * rounding, unlike power iteration). Eigenvalues descending in `values`, the
  * matching unit eigenvectors in the columns of `vectors` (vectors[row * 4 + col]). */
 void sinew_sym4_eigen(const double a[16], double values[4], double vectors[16]);
 /* Eigen-decomposition of a symmetric 3x3 matrix, same conventions (vectors[row * 3 + col]). */

@@ -1,10 +1,11 @@
 /* sinew metrics: how well skin follows its bones.
  *
- * - Weighted bone distance (seed 000, "Por que um criador de rigs..."): for a vertex, the
- *   distance to the bones that actually move it, weighted by its skin weights. A template
- *   rigger's tail is driven from half a metre away (47 cm on a 191 cm fox); a chain brings it
- *   down to about the tail's own radius (17 cm).
- * - Edge stretch (seed 000, "Medindo o resultado"): for mesh edges, the ratio of skinned length
+ * - Weighted bone distance (after Sidorkin, "Animating tails the auto-rigger never gave a
+ *   bone", on why a humanoid rigger does this): for a vertex, the distance to the bones that
+ *   actually move it, weighted by its skin weights. A template rigger's tail is driven from
+ *   half a metre away (47 cm on a 191 cm fox); a chain brings it down to about the tail's own
+ *   radius (17 cm).
+ * - Edge stretch (the article's measure): for mesh edges, the ratio of skinned length
  *   to bind length at N evenly spaced moments of a clip; an edge beyond 1.5 or below 0.67 is
  *   torn. "Bind length" is measured on the mesh skinned at the rest pose, in the same world
  *   units as the posed mesh (an armature may scale bind space). Tail edges are measured against
@@ -19,7 +20,7 @@
 extern "C" {
 #endif
 
-/* Torn thresholds of the seed's table. */
+/* Torn thresholds of the article's table. */
 #define SINEW_STRETCH_TORN_HIGH 1.5f
 #define SINEW_STRETCH_TORN_LOW 0.67f
 

@@ -14,7 +14,8 @@
  * transform is ignored, as glTF requires.
  *
  * Sampling and skinning never allocate and never mutate the model: poses live in the
- * caller's buffers (seed 000 lost a day to clips reading a pose a preview had moved).
+ * caller's buffers (Sidorkin, "Animating tails the auto-rigger never gave a bone", tells of a
+ * day lost to clips reading a pose a preview had moved).
  */
 #ifndef SINEW_MODEL_H
 #define SINEW_MODEL_H
@@ -36,7 +37,7 @@ typedef struct sinew_node {
     int32_t joint;         /* index into the skin's joints, -1 when not a joint */
     sinew_transform local; /* the node's TRS as the file stores it (NOT neutral) */
     sinew_transform rest;  /* neutral local transform: inv(W0_parent) W0 for joints whose
-                              parent is a joint (seed 000), else `local` */
+                              parent is a joint, else `local` */
 } sinew_node;
 
 /* One joint of the skin. */
@@ -121,7 +122,7 @@ typedef struct sinew_size {
     float diagonal;      /* |max - min| */
     float scale;         /* the reference size for relative thresholds: max(height, length).
                             An upright biped and a horizontal lizard both get a sensible
-                            scale; seed 000's absolute values are for scale = 1.91 (its fox). */
+                            scale; the article's absolute values are for scale = 1.91 (its fox). */
 } sinew_size;
 
 typedef struct sinew_model {
@@ -148,8 +149,8 @@ void sinew_model_free(sinew_model *model);
  * model's allocator; if that fails, world_size is a copy of size. */
 void sinew_model_update_size(sinew_model *model);
 
-/* Recomputes node rest transforms from the skin's inverse bind matrices (seed 000,
- * "Recuperacao das transformacoes de referencia"): for a joint whose parent node is also a
+/* Recomputes node rest transforms from the skin's inverse bind matrices (recovering the rest
+ * transforms as the article does): for a joint whose parent node is also a
  * joint, rest = decompose(inv(W0_parent) W0); otherwise rest = the file's local TRS. Also
  * fills joints[j].bind. Returns SINEW_ERR_INVALID_VALUE when an IBM cannot be inverted. */
 sinew_result sinew_model_update_rest(sinew_model *model, sinew_error *err);
@@ -167,7 +168,7 @@ int32_t sinew_model_find_clip(const sinew_model *model, const char *name);
 
 /* A bone as a segment in bind space: from its joint to one child joint, or, for a terminal
  * joint, a short extension beyond it along its parent's direction (so a muzzle or a hand is
- * not "far" from its own bone: seed 000, "Encontrando a cauda"). */
+ * not "far" from its own bone when finding the tail). */
 typedef struct sinew_bone_segment {
     sinew_vec3 head, tail; /* bind space, file units */
     int32_t joint;         /* the skin joint that moves this segment */
@@ -183,7 +184,7 @@ uint32_t sinew_model_bone_segment_bound(const sinew_model *model);
 uint32_t sinew_model_bone_segments(const sinew_model *model, float terminal_extension,
                                    sinew_bone_segment *out);
 
-/* Distance from p to segment [a, b] (seed 000: t = clamp((p-a).(b-a) / |b-a|^2, 0, 1)). */
+/* Distance from p to segment [a, b] (t = clamp((p-a).(b-a) / |b-a|^2, 0, 1)). */
 static inline float sinew_segment_distance(sinew_vec3 p, sinew_vec3 a, sinew_vec3 b)
 {
     sinew_vec3 ab = sinew_vec3_sub(b, a);

@@ -1,5 +1,5 @@
 /* sinew render: small deterministic CPU pictures of a skinned pose, for people who would
- * rather look than read (the seeds show every result as a picture beside the table).
+ * rather look than read (Sidorkin's posts show every result as a picture beside the table).
  *
  * An orthographic camera frames the character from the front (+Z, the way glTF characters
  * face), the side (+X) or three-quarters; triangles are rasterised with a z-buffer and

@@ -1,5 +1,5 @@
 /* sinew solve: re-solve an artist's clip onto another rig of the same creature by fitting the
- * skinned surface (seed 004, "Resolva a superficie, nao o esqueleto"; the transform half of
+ * skinned surface (Sidorkin, "Solve the surface, not the skeleton"; the transform half of
  * SSDR, Le and Deng 2012, with the per-frame moments of Dem Bones).
  *
  * Pipeline for one clip:
@@ -17,7 +17,7 @@
  *      skinning matrix of its nearest source vertex, applied to its own bind position
  *      (exact for the same mesh, and exact at rest for any mesh), sinew_solve_targets;
  *      the targets are in the source's world, so both files must place the creature alike
- *      (the same mesh lineage: a rigger's output of the artist's file, as in seed 004),
+ *      (the same mesh lineage: a rigger's output of the artist's file, as in the article),
  *      unless an alignment maps them: then each source skinning matrix M_j is used as
  *      A M_j A^-1 (A the similarity), i.e. the source's skinned surface is carried into the
  *      target's bind space, so targets, Q, errors and the written tracks are all in the
@@ -34,7 +34,7 @@
  *   5. output: local TRS of the target rig's nodes, local_j = inv(world_parent) M_j W0_j,
  *      written as an animation (sinew_solve_write_clip).
  *
- * Transfer quality (seed 004): Q = 1 - sum ||x_solved - x_target|| / sum ||x_target - x_bind||
+ * Transfer quality: Q = 1 - sum ||x_solved - x_target|| / sum ||x_target - x_bind||
  * over every frame and target vertex, i.e. the share of the surface's motion away from the
  * bind pose that the rig reproduces (1 = perfect, 0 = no better than standing still, can be
  * negative). x_solved is the target rig re-skinned from the written local tracks; x_bind is
@@ -65,7 +65,7 @@ extern "C" {
 /* Mean nearest distance (fraction of the target diagonal) above which two meshes are not
  * the same creature in the same bind space, and sinew_solve_correspond refuses. */
 #define SINEW_SOLVE_MAX_MEAN_NEAREST 0.02f
-/* Heatmap: errors at or above this fraction of the diagonal are full red (seed 004). */
+/* Heatmap: errors at or above this fraction of the diagonal are full red. */
 #define SINEW_SOLVE_HEAT_RED 0.03f
 
 /* A similarity that lays the source's bind-space mesh onto the target's:

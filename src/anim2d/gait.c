@@ -1,8 +1,8 @@
-/* The gait cycle on one phase variable (seed 002, "Um ciclo de marcha numa única variável de
- * fase" and "Pés fixos no chão: acabando com o moonwalk"). */
+/* The gait cycle on one phase variable, with planted feet that end the moonwalk (after
+ * Sidorkin, "Animating a stick figure with two-bone IK in HTML canvas"). */
 #include "internal.h"
 
-/* Walk and run ends of the blend. Stride, cadence and duty are the seed's table; the rest are
+/* Walk and run ends of the blend. Stride, cadence and duty are the article's table; the rest are
  * ours, chosen so that every stance foot stays within THIGH + SHIN - LEG_SLACK of the hip at
  * every blend (the leg's pull-back would otherwise lift the stance foot and make it slide). */
 static const sinew_anim2d_gait walk = {.stride = 44.0f,

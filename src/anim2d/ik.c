@@ -1,5 +1,5 @@
-/* Two-bone IK by the law of cosines and FK arms (seed 002, "IK de dois ossos com a lei dos
- * cossenos" and "Pernas usam IK, braços usam quase sempre FK"). */
+/* Two-bone IK by the law of cosines and FK arms (after Sidorkin, "Animating a stick figure
+ * with two-bone IK in HTML canvas": legs use IK, arms mostly FK). */
 #include "internal.h"
 
 sinew_vec2 sinew_anim2d_ik(sinew_vec2 root, sinew_vec2 target, float l1, float l2, float sign,
@@ -31,7 +31,7 @@ sinew_vec2 sinew_anim2d_ik(sinew_vec2 root, sinew_vec2 target, float l1, float l
     ca = ca < -1.0 ? -1.0 : ca > 1.0 ? 1.0 : ca;
     double sa = sqrt(1.0 - ca * ca);
     if (sign < 0.0f) sa = -sa;
-    /* The joint at angle base + sign * acos(ca): u turned by that angle - the seed's
+    /* The joint at angle base + sign * acos(ca): u turned by that angle - the article's
      * cos/sin of jointAng, without the trigonometry. */
     sinew_vec2 joint =
         v2((float)(root.x + (ux * ca - uy * sa) * a), (float)(root.y + (uy * ca + ux * sa) * a));

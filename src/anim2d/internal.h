@@ -85,7 +85,7 @@ void a2_body_spear_form(a2_body *b, float p);
 void a2_body_spear_run(a2_body *b, const sinew_anim2d_gait *g, double phase, float gait, float pj,
                        float pt);
 
-/* The jump tracks shared by the lab jump and the game jump (seed 002). */
+/* The jump tracks shared by the lab jump and the game jump. */
 float a2_jump_root_y(float p);
 float a2_jump_sy(float p);
 

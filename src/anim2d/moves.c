@@ -1,6 +1,7 @@
 /* The motions as bodies: locomotion, the unarmed throw, the jump, the 17-pose spear form and
- * the spear run with its jump and two-handed thrust (seed 002). Each builder is a pure
- * function of its times; pose.c turns a body into joints. */
+ * the spear run with its jump and two-handed thrust (after Sidorkin, "Animating a stick figure
+ * with two-bone IK in HTML canvas"). Each builder is a pure function of its times; pose.c
+ * turns a body into joints. */
 #include "internal.h"
 
 #define OUT SINEW_ANIM2D_EASE_OUT_CUBIC
@@ -14,7 +15,7 @@ static float trk(const sinew_anim2d_key *k, size_t n, float p)
     return sinew_anim2d_track(k, n, p, SINEW_ANIM2D_EASE_SMOOTH);
 }
 
-/* ---- jump (seed 002: rootY and the squash sy) ---- */
+/* ---- jump (the article's rootY and the squash sy) ---- */
 
 /* Crouch (+10, y down), push off, rise 160 to the apex, fall, cushion the landing a little
  * below the ground and settle; easeOutCubic rising, easeInCubic falling: a cheap parabola. */

@@ -1,5 +1,6 @@
 /* The figure: motion state, blending between motions, squash, head spring and hair; turns a
- * body into joints (seed 002, buildPose). Allocation-free, no clocks. */
+ * body into joints (buildPose of Sidorkin, "Animating a stick figure with two-bone IK in HTML
+ * canvas"). Allocation-free, no clocks. */
 #include <string.h>
 
 #include "internal.h"
@@ -204,7 +205,7 @@ static void resolve(const a2_body *b, skel *s)
                                 &s->j[SINEW_ANIM2D_JOINT_ELBOW_NEAR + side],
                                 &s->j[SINEW_ANIM2D_JOINT_HAND_NEAR + side]);
     } else {
-        /* Both hands on the shaft: IK arms, elbows bending opposite ways (seed 002). */
+        /* Both hands on the shaft: IK arms, elbows bending opposite ways, as in the article. */
         sinew_vec2 d = v2_dir(b->spear_angle);
         s->j[SINEW_ANIM2D_JOINT_ELBOW_NEAR] =
             sinew_anim2d_ik(sh, v2_add(sh, b->grip), SINEW_ANIM2D_UARM, SINEW_ANIM2D_FARM, 1.0f,
@@ -264,7 +265,7 @@ static void blend(const skel *a, const skel *b, float w, skel *out)
 void sinew_anim2d_figure_build_pose(sinew_anim2d_figure *fig, float dt, sinew_anim2d_pose *pose)
 {
     const sinew_anim2d_options *o = &fig->opt;
-    /* A hitch must not throw the hair across the screen: dt is clamped (seed 002). */
+    /* A hitch must not throw the hair across the screen: dt is clamped, as in the article. */
     if (!(dt > 0.0f)) dt = 0.0f;
     if (dt > o->max_dt) dt = o->max_dt;
 

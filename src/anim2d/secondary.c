@@ -1,5 +1,5 @@
-/* Squash and stretch, the head spring and the Verlet hair (seed 002, "Squash and stretch" and
- * "Movimento secundário: uma mola e uma cadeia Verlet"). */
+/* Squash and stretch, the head spring and the Verlet hair: the secondary motion of Sidorkin,
+ * "Animating a stick figure with two-bone IK in HTML canvas" (one spring, one Verlet chain). */
 #include "internal.h"
 
 float sinew_anim2d_squash_sx(float sy)

@@ -1,4 +1,5 @@
-/* Eased keyframe tracks (seed 002, "Trilhas de quadros-chave com easing"). */
+/* Eased keyframe tracks (after Sidorkin, "Animating a stick figure with two-bone IK in HTML
+ * canvas"). */
 #include "internal.h"
 
 float sinew_anim2d_ease_apply(sinew_anim2d_ease kind, float u)

@@ -1,5 +1,5 @@
 /* Baking the tail: simulate each clip until its loop closes, then record rotation keys
- * (seed 000, "Fora do nosso runtime"). */
+ * that play outside sinew's runtime. */
 #include "sinew/bake.h"
 
 #include <stdlib.h>

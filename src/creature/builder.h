@@ -79,11 +79,12 @@ typedef enum creature_weight_mode {
     CREATURE_WEIGHT_SIDE,        /* joints[0] (the hips) from `from[0]` at the top to `to[0]` at
                                     the bottom, the rest split between joints[1] (left thigh,
                                     +x) and joints[2] (right thigh) smoothly by x: skirts */
-    /* A template rigger's tail (seed 000: "the left shin, with the rest split between the two
-     * thighs"): joints[0] blended from `from[0]` to `to[0]` along the tube, joints[3] (when
-     * count is 4) likewise, and the remainder split between joints[1] (+x side) and joints[2]
-     * (-x side) by a logistic of x over `side_width`: where the two thighs' weights meet, the
-     * skin tears when the legs swing apart. */
+    /* A template rigger's tail (Sidorkin, "Animating tails the auto-rigger never gave a bone":
+     * "the left shin, with the rest split between the two thighs"): joints[0] blended from
+     * `from[0]` to `to[0]` along the tube, joints[3] (when count is 4) likewise, and the
+     * remainder split between joints[1] (+x side) and joints[2] (-x side) by a logistic of x
+     * over `side_width`: where the two thighs' weights meet, the skin tears when the legs swing
+     * apart. */
     CREATURE_WEIGHT_TEMPLATE,
     /* How the shared notail/ test files were made from their originals: all weight to the
      * two candidate bones nearest the vertex (distance to every bind-space bone segment of

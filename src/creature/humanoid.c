@@ -4,12 +4,13 @@
  * to its height): a 22-bone Mixamo skeleton (Hips, Spine, Spine1, Spine2, Neck, Head, and per
  * side Shoulder, Arm, ForeArm, Hand, UpLeg, Leg, Foot, ToeBase), tubes and ellipsoids around
  * the bones weighted by a template rigger's distance falloff, and per kind the piece a
- * template has no bone for: a tail dumped on the left shin and both thighs (seed 000, "Um
- * usuario criou o rig de uma raposa"), a cape, a skirt, a quiver, ears.
+ * template has no bone for: a tail dumped on the left shin and both thighs (the fox of
+ * Sidorkin, "Animating tails the auto-rigger never gave a bone"), a cape, a skirt, a quiver,
+ * ears.
  *
  * The torso is deliberately thick: its skin lies farther than 7% of the height from the spine
- * all round the chest, so a rigger meets far skin whose centroid falls back on the bone (seed
- * 000, "E um apendice ou faz parte do corpo?") and must not call it an appendage.
+ * all round the chest, so a rigger meets far skin whose centroid falls back on the bone (the
+ * article's test of appendage or body) and must not call it an appendage.
  */
 #include "creature/builder.h"
 
@@ -233,7 +234,7 @@ static void fit_length(creature_tube *t, float length)
 
 /* The fox's bushy tail: hangs down and back between the legs as two overlapping shells (fur
  * over skin, never welded: distinct radii everywhere, the skin's tip short of the fur's),
- * weighted to the left shin and both thighs as a template rigger dumps it (seed 000). */
+ * weighted to the left shin and both thighs as a template rigger dumps it (the article's fox). */
 static int fox_tail(creature_build *b, const humanoid *h, uint8_t piece)
 {
     creature_tube fur =
@@ -278,7 +279,7 @@ static int fox_tail(creature_build *b, const humanoid *h, uint8_t piece)
 }
 
 /* The mouse's tail: long and thin, down to the floor, then curving to the character's left
- * along the ground in bind pose (seed 000, "O que o camundongo nos ensinou"). */
+ * along the ground in bind pose (like the article's mouse). */
 static int mouse_tail(creature_build *b, const humanoid *h, uint8_t piece)
 {
     creature_tube t =

@@ -1,4 +1,5 @@
-/* Body grounding (seed 000, "A cauda pode tocar o chao; ela nao pode levantar o camundongo"):
+/* Body grounding (after Sidorkin, "Animating tails the auto-rigger never gave a bone": the
+ * tail may touch the floor, it may not lift the mouse):
  *   f_body = min_{v in S \ T} y_v^0
  *   c(t)   = min_{v in S \ (T u E)} y_v(t) - f_body
  *   L_raw  = max(0, a(t) - c(t))

@@ -1,7 +1,8 @@
-/* Parameter defaults and the size rule (seed 000's numbers are for its 1.91 m fox).
- * Lengths and accelerations scale by s = reference_size / 1.91; frequencies, the damping
- * ratio, rates in 1/s and angles do not, so a model s times the fox's size swings with the
- * same timing through s times the distances. */
+/* Parameter defaults and the size rule (the numbers of Sidorkin, "Animating tails the
+ * auto-rigger never gave a bone", are for its 1.91 m fox). Lengths and accelerations scale by
+ * s = reference_size / 1.91; frequencies, the damping ratio, rates in 1/s and angles do not,
+ * so a model s times the fox's size swings with the same timing through s times the
+ * distances. */
 #include "dyn_internal.h"
 
 #include <string.h>
@@ -11,7 +12,7 @@
 void sinew_dyn_params_default(sinew_dyn_params *out)
 {
     memset(out, 0, sizeof *out);
-    out->frequency_root = 0.9f; /* seed 000: the root segment swings at 0.9 Hz */
+    out->frequency_root = 0.9f; /* the article's root segment swings at 0.9 Hz */
     out->frequency_tip = 0.45f; /* ... and the tip at half of it */
     out->damping_ratio = 0.65f; /* the mouse update raised 0.45 to 0.65 */
     out->gravity = 1.0f;        /* 1 m/s^2, not 9.8: a tail has muscles */

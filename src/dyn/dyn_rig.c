@@ -1,8 +1,9 @@
-/* Chain setup from a model (seed 000, "Etapa tres" and "O que o camundongo nos ensinou"):
- * finds Tail_1..Tail_K (+ Tail_End) as createAnimator does, recovers neutral local frames
- * from the inverse bind matrices (L0_i = inv(W0_parent) W0_i, never the loaded pose), gives
- * a terminal link without Tail_End the incoming tangent in its own frame, and bends the rest
- * targets into the centred arc with carry:
+/* Chain setup from a model (after Sidorkin, "Animating tails the auto-rigger never gave a bone":
+ * step three, and what the mouse taught us): finds Tail_1..Tail_K (+ Tail_End) as
+ * createAnimator does, recovers neutral local frames from the inverse bind matrices (L0_i =
+ * inv(W0_parent) W0_i, never the loaded pose), gives a terminal link without Tail_End the
+ * incoming tangent in its own frame, and bends the rest targets into the centred arc with
+ * carry:
  *   c   = normalize(0, a0y, a0z)                 (down when that vanishes)
  *   Q_i = slerp(I, swing(c, a_i), beta)          (beta = restCurve)
  *   u_i = R_x((carry + C) (i + 1) / N) rot(Q_i, c)
@@ -306,7 +307,7 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
             tip[i] = e.translation;
         } else {
             /* No Tail_End: continue the incoming tangent, expressed in the last joint's
-             * own frame (seed 000: copying the parent-frame vector is wrong once the
+             * own frame (the article's lesson: copying the parent-frame vector is wrong once the
              * terminal joint is rotated). */
             int32_t pn = i == 0 ? parent : nodes[i - 1];
             sinew_vec3 incoming = sinew_vec3_sub(sinew_mat4_translation(&w[nodes[i]]),

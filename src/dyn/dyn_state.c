@@ -1,6 +1,6 @@
 /* Chain state in caller memory: particles, velocities, coupling snapshots and the parent's
  * previous frame, with no pointers inside so that memcpy is a full snapshot (the bake
- * compares states to close loops, seed 000 "Fora do nosso runtime"). */
+ * compares states to close loops). */
 #include "dyn_internal.h"
 
 #include <string.h>

@@ -1,4 +1,5 @@
-/* The spring-chain step (seed 000, "Etapa tres" and "O que o camundongo nos ensinou").
+/* The spring-chain step (after Sidorkin, "Animating tails the auto-rigger never gave a bone":
+ * step three, and what the mouse taught us).
  * Per link i, root to tip, in world space with Y up:
  *   T_i  = h_i + l_i rot(R_parent q^rest_i, b_i)          rest target from the parent's
  *                                                          current (simulated) frame
@@ -154,7 +155,7 @@ static void substep(const step_ctx *cx, const dyn_frame *f, float h, sinew_quat 
     const float gy = -prm->gravity;
 
     /* Orientations are tracked in the hips frame (H^-1 world): there the chain parent's
-     * frame is its constant bind rotation, bends are compared as the seed asks, and local
+     * frame is its constant bind rotation, bends are compared as the article asks, and local
      * rotations come out without H. Positions stay in world (gravity, floor). */
     sinew_quat ph = sinew_quat_conjugate(rig->parent_bind_inv); /* parent, hips frame */
     float scale = f->scale;
@@ -268,9 +269,9 @@ static void substep(const step_ctx *cx, const dyn_frame *f, float h, sinew_quat 
         sinew_vec3 vi = sinew_vec3_madd(v[i], dfin, -sinew_vec3_dot(v[i], dfin));
         if ((limited || alpha > 0.0f) && !contact) {
             /* The push toward where the particle wanted to be, across the rope. Against the
-             * bend limit it all goes (seed 000). Against coupling only what would undo this
-             * substep's correction goes: removing more makes the chain stick like dry
-             * friction, with no single cycle for a looping clip to settle on. */
+             * bend limit it all goes, as in the article. Against coupling only what would
+             * undo this substep's correction goes: removing more makes the chain stick like
+             * dry friction, with no single cycle for a looping clip to settle on. */
             sinew_vec3 w = sinew_vec3_madd(dc, dfin, -sinew_vec3_dot(dc, dfin));
             float wl = sqrtf(sinew_vec3_dot(w, w));
             if (wl > 1e-9f) {
@@ -298,7 +299,8 @@ static void substep(const step_ctx *cx, const dyn_frame *f, float h, sinew_quat 
         v[i] = vi;
 
         /* The link's rotation: the swing from its rest direction to where it points (twist
-         * free, seed 000), kept as the bend snapshot for the neighbours' next coupling. */
+         * free, as in the article), kept as the bend snapshot for the neighbours' next
+         * coupling. */
         sinew_quat sw = sinew_quat_swing(rh, dfin_h);
         bend[i] = sw;
         sinew_quat g = sinew_quat_mul(sw, rrest); /* unit to rounding; ph restarts each substep */

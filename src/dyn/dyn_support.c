@@ -1,6 +1,7 @@
-/* Support samples for body grounding (seed 000, "A cauda pode tocar o chao; ela nao pode
- * levantar o camundongo": "the implementation samples the skin grouped by dominant bone,
- * instead of evaluating every vertex in every frame").
+/* Support samples for body grounding (Sidorkin, "Animating tails the auto-rigger never gave a
+ * bone", on the tail that may touch the floor but may not lift the mouse: "the implementation
+ * samples the skin grouped by dominant bone, instead of evaluating every vertex in every
+ * frame").
  *
  * S is built once: per skin joint, the vertices it dominates (T removed, E split off), and
  * of those only the extreme vertices along a fixed direction set in the bone's bind frame.

@@ -1,6 +1,6 @@
 /* Non-inline math: inverses, decomposition and symmetric eigen-solvers.
  * The eigen-solver is the cyclic Jacobi method (Golub & Van Loan, "Matrix Computations",
- * 8.5): for the 4x4 Horn matrix it is exact to rounding, which seed 004 needed. */
+ * 8.5): for the 4x4 Horn matrix it is exact to rounding, which the surface solve needs. */
 #include "sinew/math.h"
 
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* Weighted bone distance and edge stretch (seed 000). */
+/* Weighted bone distance and edge stretch (see sinew/metrics.h). */
 #include "sinew/metrics.h"
 
 #include <stdlib.h>

@@ -105,7 +105,7 @@ sinew_result sinew_model_update_rest(sinew_model *model, sinew_error *err)
         if (node->joint < 0 || node->parent < 0) continue;
         const sinew_node *parent = &model->nodes[node->parent];
         if (parent->joint < 0) continue;
-        /* L0 = inv(W0_parent) W0 (seed 000, "Recuperacao das transformacoes de referencia"). */
+        /* L0 = inv(W0_parent) W0: the rest transform recovered from the inverse bind matrices. */
         const sinew_joint *pj = &model->skin.joints[parent->joint];
         sinew_mat4 local = sinew_mat4_mul(&pj->inverse_bind, &model->skin.joints[node->joint].bind);
         node->rest = sinew_mat4_decompose(&local);

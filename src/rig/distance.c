@@ -1,4 +1,5 @@
-/* The distance field over the skeleton (seed 000, "Encontrando a cauda"):
+/* The distance field over the skeleton (after Sidorkin, "Animating tails the auto-rigger never
+ * gave a bone", on finding the tail):
  * d(p, ab) = |p - (a + t (b - a))|, t = clamp((p - a).(b - a) / |b - a|^2, 0, 1), and a vertex's
  * distance to the skeleton is the minimum over all bone segments.
  *

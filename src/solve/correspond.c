@@ -1,7 +1,7 @@
 /* Correspondence between two meshes of one creature: nearest source vertex for every target
- * vertex in their aligned bind-space (rest) poses (seed 004, "O metodo": exact when both
- * represent the same animal). The search is the exact grid of grid.c. The meshes are first
- * taken as they are; only when they do not overlap that way does
+ * vertex in their aligned bind-space (rest) poses (after Sidorkin, "Solve the surface, not the
+ * skeleton": exact when both represent the same animal). The search is the exact grid of
+ * grid.c. The meshes are first taken as they are; only when they do not overlap that way does
  * sinew_solve_correspond_aligned fit a similarity (align.c) and try again with the source
  * moved onto the target. */
 #include "solve_internal.h"
@@ -20,7 +20,7 @@ static int same_mesh(const sinew_mesh *a, const sinew_mesh *b)
     return 1;
 }
 
-/* The overlap test (seed 004: the meshes must represent the same animal in one place). */
+/* The overlap test: the meshes must represent the same animal in one place. */
 static int overlaps(float mean_distance, float diagonal)
 {
     return mean_distance <= SINEW_SOLVE_MAX_MEAN_NEAREST * diagonal;

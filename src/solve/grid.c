@@ -1,7 +1,7 @@
 /* Exact nearest-point queries over a fixed point set: a uniform grid with about two points per
  * occupied cell along a surface; the search grows shell by shell until no closer point can
- * exist, so it is exact. Shared by the correspondence (seed 004, "O metodo": nearest vertex in
- * the aligned rest poses) and the similarity alignment's ICP (align.c). */
+ * exist, so it is exact. Shared by the correspondence (the surface solve's method: nearest
+ * vertex in the aligned rest poses) and the similarity alignment's ICP (align.c). */
 #include "solve_internal.h"
 
 #include <float.h>

@@ -1,6 +1,6 @@
 /* Solved clips into the rig's own document: per joint node, LINEAR translation and rotation
- * tracks (and scale when the solve needs it) under an animation named like the source clip
- * (issue 5, "Output"). Replaces an existing clip of that name only when asked. */
+ * tracks (and scale when the solve needs it) under an animation named like the source clip.
+ * Replaces an existing clip of that name only when asked. */
 #include "solve_internal.h"
 
 #include "sinew/document.h"

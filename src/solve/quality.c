@@ -1,5 +1,5 @@
-/* Transfer quality (seed 004, "O que cada ferramenta de rigging realmente consegue
- * reproduzir": the share of the moving surface's displacement that the rig reproduces),
+/* Transfer quality (Sidorkin, "Solve the surface, not the skeleton", on what each rigging tool
+ * really reproduces: the share of the moving surface's displacement that the rig reproduces),
  * per-vertex error and the heatmap colours. */
 #include "solve_internal.h"
 

@@ -1,7 +1,8 @@
-/* Rotation-only variant (seed 004, "Limitacoes": the number it still owes). Joint
- * translations stay at rest, so bone lengths are exact; a weighted joint below a weighted
- * joint may only turn about the pivot its parent places. Root joints (no weighted joint
- * above) stay free rigid bodies: the body must still travel.
+/* Rotation-only variant (Sidorkin, "Solve the surface, not the skeleton", lists it among its
+ * limitations: the number it still owes). Joint translations stay at rest, so bone lengths are
+ * exact; a weighted joint below a weighted joint may only turn about the pivot its parent
+ * places. Root joints (no weighted joint above) stay free rigid bodies: the body must still
+ * travel.
  *
  * Block coordinate descent over joints, parent before child, where a joint's block carries
  * its whole subtree along (otherwise turning a parent would tear its children off their

@@ -6,7 +6,7 @@
 #include "sinew/solve.h"
 
 /* An affine map as 3 rows of 4 (row-major): y = A[0..2] x + A[3] per row. Double, because
- * moments and Horn's matrix lose the control run's zero in float (seed 004). */
+ * moments and Horn's matrix lose the control run's zero in float. */
 typedef struct solve_affine {
     double m[12];
 } solve_affine;
@@ -23,8 +23,8 @@ void solve_affine_from_transform(sinew_transform t, solve_affine *out);
 /* Horn (1987), "Closed-form solution of absolute orientation using unit quaternions": the
  * rotation R maximising sum_i w_i b_i . (R a_i), given S[r * 3 + c] = sum_i w_i a_i[r] b_i[c]
  * (3x3, row-major). The answer is the eigenvector of the largest eigenvalue of Horn's 4x4
- * symmetric matrix N(S), found by cyclic Jacobi (sinew_sym4_eigen; power iteration stalls,
- * seed 004). `prev` (may be NULL) breaks ties: a phantom frame of weight 1e-6 * |S| pulls
+ * symmetric matrix N(S), found by cyclic Jacobi (sinew_sym4_eigen; power iteration stalls).
+ * `prev` (may be NULL) breaks ties: a phantom frame of weight 1e-6 * |S| pulls
  * degenerate fits (collinear or no points) toward it without moving determined ones.
  * Writes a unit quaternion (x, y, z, w) with the sign nearest `prev`; the rotation matrix
  * (row-major 3x3) to `rot` when not NULL. */

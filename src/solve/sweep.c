@@ -1,8 +1,9 @@
 /* The per-frame solver: block coordinate descent over bones (SSDR transform update, Le and
- * Deng 2012; seed 004 "O metodo"): each bone in turn gets the closed-form weighted rigid fit
- * to what the others leave unexplained, until the RMS error or its progress per sweep is
- * small against the model's diagonal (absolute, not relative: seed 004's relative test
- * stopped sweeps that were still gaining). Each frame starts from the previous answer. */
+ * Deng 2012; the method of Sidorkin, "Solve the surface, not the skeleton"): each bone in turn
+ * gets the closed-form weighted rigid fit to what the others leave unexplained, until the RMS
+ * error or its progress per sweep is small against the model's diagonal (absolute, not
+ * relative: the article's relative test stopped sweeps that were still gaining). Each frame
+ * starts from the previous answer. */
 #include "solve_internal.h"
 
 #include <math.h>

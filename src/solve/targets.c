@@ -1,6 +1,7 @@
 /* Frames and targets: the source (artist) rig's clip skinned in bind space at every key time
- * (seed 004: "reproduzir o clipe do artista uma vez, registrar a malha deformada"), carried
- * to the target mesh through the nearest-vertex correspondence. */
+ * (play the artist's clip once and record the deformed mesh, after Sidorkin, "Solve the
+ * surface, not the skeleton"), carried to the target mesh through the nearest-vertex
+ * correspondence. */
 #include "solve_internal.h"
 
 #include <math.h>

@@ -200,10 +200,10 @@ function usage() {
     '[--only NAME] [--samples N] [--json] [--shortfalls FILE] [--record FILE]\n';
 }
 
-// Known shortfalls (--shortfalls FILE, what ctest runs): the acceptance bounds above are the
-// issue's; where today's method does not meet one on a model, FILE records it with the value
-// measured, {"model": {"check key": value}}. A listed check may miss its bound but not get
-// worse than its recorded value (by more than SHORTFALL_SLACK); any other miss fails, and so
+// Known shortfalls (--shortfalls FILE, what ctest runs): where today's method does not meet
+// one of the bounds above on a model, FILE records it with the value measured,
+// {"model": {"check key": value}}. A listed check may miss its bound but not get worse than
+// its recorded value (by more than SHORTFALL_SLACK); any other miss fails, and so
 // does a listed check that now passes (the file must be updated: no stale excuses). Without
 // the option every bound is judged (the figures for the closing note).
 const SHORTFALL_SLACK = { recall: 0.005, precision: 0.005, 'tail torn': 0.001, 'tail p99': 0.02,

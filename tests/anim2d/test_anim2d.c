@@ -1,5 +1,6 @@
 /* anim2d: IK, gait and foot locking, tracks, squash, spring, Verlet hair, determinism and
- * motion blending (seed 002, issue 6). Property tests over fixed-seed random inputs. */
+ * motion blending (after Sidorkin, "Animating a stick figure with two-bone IK in HTML canvas").
+ * Property tests over fixed-seed random inputs. */
 #include <math.h>
 
 #include "test_util.h"
@@ -153,7 +154,7 @@ static void gait_table(void **state)
     assert_near(r.stride, 60.0f, 1e-6);
     assert_near(r.cadence, 2.55f, 1e-6);
     assert_near(r.duty, 0.40f, 1e-6);
-    /* Seed 002: walk scrolls at ~106 units/s, run at ~383. */
+    /* As in the article, walk scrolls at ~106 units/s, run at ~383. */
     assert_near(sinew_anim2d_gait_scroll_speed(&w), 44.0 * 1.5 / 0.62, 1e-3);
     assert_near(sinew_anim2d_gait_scroll_speed(&r), 60.0 * 2.55 / 0.40, 1e-3);
     /* The far foot is half a cycle behind: at phase 0 the near foot lands in front. */

@@ -1,5 +1,6 @@
 /* The bake: loops close, keys land at the clip's rate, nothing but the tail changes, and a
- * preview pose moved between clips changes nothing (seed 000's calibration lesson). */
+ * preview pose moved between clips changes nothing (the calibration lesson of Sidorkin,
+ * "Animating tails the auto-rigger never gave a bone"). */
 #include "test_util.h"
 
 #include "dyn/dyn_fixture.h"

@@ -1,4 +1,4 @@
-// The stickman page in headless Chromium (issue 6): no console errors, the canvas is drawn,
+// The stickman page in headless Chromium: no console errors, the canvas is drawn,
 // jump and thrust change the pose (read back through the wasm API), lab mode switches
 // motions, reduced motion starts paused, pausing off-screen; a screenshot of each mode goes to
 // <build>/artifacts/. Builds web/dist first when it is missing or older than its sources.

@@ -19,8 +19,9 @@ static sinew_model *build(sinew_creature_kind kind, sinew_creature_truth *truth)
     return m;
 }
 
-/* ---- geometry helpers (a small independent re-implementation of the seed's distance field,
- * used to check that the truth is where it says it is) ---- */
+/* ---- geometry helpers (a small independent re-implementation of the distance field of
+ * Sidorkin, "Animating tails the auto-rigger never gave a bone", used to check that the truth
+ * is where it says it is) ---- */
 
 typedef struct skel_dist {
     uint32_t count;
@@ -32,7 +33,7 @@ static skel_dist segments(const sinew_model *m)
     skel_dist d;
     d.segs = calloc(sinew_model_bone_segment_bound(m), sizeof *d.segs);
     assert_non_null(d.segs);
-    /* terminal joints get a short extension (seed 000): 5% of the size */
+    /* terminal joints get a short extension (as in the article): 5% of the size */
     d.count = sinew_model_bone_segments(m, 0.05f * m->size.scale, d.segs);
     return d;
 }
@@ -54,7 +55,7 @@ static float joint_distance(const skel_dist *d, int32_t joint, sinew_vec3 p)
     return best;
 }
 
-/* Mean over the piece's vertices of sum_j w_j d(v, bone_j): seed 000's weighted distance. */
+/* Mean over the piece's vertices of sum_j w_j d(v, bone_j): the article's weighted distance. */
 static float weighted_distance(const sinew_model *m, const skel_dist *d,
                                const sinew_creature_truth *t, uint32_t piece)
 {
@@ -323,7 +324,7 @@ static void test_fox_sizes(void **state)
             (double)t.tail_length);
     assert_float_equal(m->size.height, 1.91f, 0.01f);
     assert_float_equal(t.height, m->size.height, 1e-6f);
-    /* seed 000: 23,129 vertices, 29,081 triangles */
+    /* the article's fox: 23,129 vertices, 29,081 triangles */
     assert_in_range(m->mesh.vertex_count, 20000, 26000);
     assert_in_range(m->mesh.triangle_count, 26000, 32000);
     assert_true(weld_count(m) < m->mesh.vertex_count * 0.8);
@@ -346,7 +347,7 @@ static void test_fox_sizes(void **state)
         assert_true(sinew_model_find_node(m, name) >= 0);
     }
     /* the tail: two shells, each split into patches a pure face graph sees as islands, which
-     * welding by position joins (the seed's hour-long detail) */
+     * welding by position joins (the article's hour-long detail) */
     assert_int_equal(t.tail_piece, 1);
     uint32_t raw = islands(m, &t, 1, 0), welded = islands(m, &t, 1, 1);
     fprintf(stderr, "fox tail: %u vertices, %u face-graph islands, %u welded shells\n",
@@ -490,9 +491,10 @@ static void test_truth_pieces(void **state)
     }
 }
 
-/* The truth is where it says: tail skin is far from every bone (seed 000: beyond 7% of the
+/* The truth is where it says: tail skin is far from every bone (the article: beyond 7% of the
  * size) for most of it, and a template rigger's weights put it half a metre from the bones
- * that move it (seed 000: 47 cm on the 191 cm fox); appendages stick out, the body does not. */
+ * that move it (the article: 47 cm on the 191 cm fox); appendages stick out, the body does
+ * not. */
 static void test_truth_geometry(void **state)
 {
     (void)state;
@@ -563,7 +565,7 @@ static int cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Skinning every clip gives finite positions, body edges keep sane lengths (seed 000's
+/* Skinning every clip gives finite positions, body edges keep sane lengths (the article's
  * stretch measure: skinned length / bind length), and the feet stay on the floor. */
 static void test_skinning_sane(void **state)
 {
@@ -594,7 +596,7 @@ static void test_skinning_sane(void **state)
                     "%-7s %-7s body edge stretch p1 %.3f p99 %.3f max %.3f, lowest %.3f m\n",
                     sinew_creature_kind_name(t.kind), clip->name, (double)p01, (double)p99,
                     (double)mx, (double)floor_min);
-            /* seed 000: the body's own reference distortion during Walk was p99 1.3 and
+            /* the article: the body's own reference distortion during Walk was p99 1.3 and
              * max 1.78; faster or deeper clips bend knees and elbows further */
             int walk = !strcmp(clip->name, "Walk");
             assert_true(p99 < (walk ? 1.3f : 1.5f));
@@ -614,8 +616,8 @@ static void test_skinning_sane(void **state)
     }
 }
 
-/* The mouse's tail reaches the floor and curves to one side in bind pose (seed 000, "O que o
- * camundongo nos ensinou"); the lizard's lies behind the pelvis, its body horizontal. */
+/* The mouse's tail reaches the floor and curves to one side in bind pose (like the article's
+ * mouse); the lizard's lies behind the pelvis, its body horizontal. */
 static void test_mouse_and_lizard_tails(void **state)
 {
     (void)state;
@@ -655,9 +657,9 @@ static void test_mouse_and_lizard_tails(void **state)
     sinew_creature_truth_free(&t);
 }
 
-/* The template rigger's tail weights tear during Walk as seed 000's original rig did (its table:
- * tail edges p99 2.42, max 4.03, 11.4% torn beyond 1.5 or below 0.67), while the body's edges
- * stay within the body reference (p99 1.29, max 1.78): the example shows the problem. */
+/* The template rigger's tail weights tear during Walk as the article's original rig did (its
+ * table: tail edges p99 2.42, max 4.03, 11.4% torn beyond 1.5 or below 0.67), while the body's
+ * edges stay within the body reference (p99 1.29, max 1.78): the example shows the problem. */
 static void test_template_tail_tears(void **state)
 {
     (void)state;
@@ -672,7 +674,7 @@ static void test_template_tail_tears(void **state)
     float *ratios = malloc((size_t)mesh->triangle_count * 3 * 24 * sizeof *ratios);
     uint32_t n = 0, torn = 0;
     const uint8_t tail = (uint8_t)t.tail_piece;
-    for (int f = 0; f < 24; f++) { /* the seed's 24 moments */
+    for (int f = 0; f < 24; f++) { /* the article's 24 moments */
         sinew_clip_sample(m, clip, clip->duration * (float)f / 24.0f, pose);
         sinew_pose_to_world(m, pose, world);
         sinew_skin_matrices(m, world, skin);

@@ -1,7 +1,8 @@
-/* Tests for the spring-chain runtime (seed 000's list and issue 4's): fast hip motion on 3..8
- * bones, coupling, mirror symmetry, bind pose recovery, a rotated terminal bone, carry shared
- * among links, loop closure, frame-rate agreement, teleport, size scaling, state snapshots,
- * 1,000 violent random motions, and bad input. Floor and grounding are in test_dyn_floor.c. */
+/* Tests for the spring-chain runtime (the checks of Sidorkin, "Animating tails the auto-rigger
+ * never gave a bone", and the project's own): fast hip motion on 3..8 bones, coupling, mirror
+ * symmetry, bind pose recovery, a rotated terminal bone, carry shared among links, loop
+ * closure, frame-rate agreement, teleport, size scaling, state snapshots, 1,000 violent random
+ * motions, and bad input. Floor and grounding are in test_dyn_floor.c. */
 #include "test_util.h"
 
 #if defined(__x86_64__)
@@ -159,8 +160,9 @@ static void test_mirrored_hips_give_mirrored_tail(void **state)
     runner_free(&b);
 }
 
-/* The loaded (file) pose has a 28-degree rotation on the last joint (seed 000's mouse): the
- * rig must take rest from the inverse bind matrices, so a still chain holds the bind pose. */
+/* The loaded (file) pose has a 28-degree rotation on the last joint (as the article's mouse
+ * had): the rig must take rest from the inverse bind matrices, so a still chain holds the bind
+ * pose. */
 static void test_bind_pose_recovered_over_loaded_pose(void **state)
 {
     (void)state;
@@ -210,7 +212,7 @@ static void test_rotated_terminal_bone_without_end(void **state)
 }
 
 /* Carry is the elevation of the whole tail: a 4-bone and an 8-bone tail rise alike, not
- * four and eight times (seed 000's third mistake). */
+ * four and eight times (the article's third mistake). */
 static float tip_rise(int K)
 {
     runner r;

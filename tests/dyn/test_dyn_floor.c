@@ -1,6 +1,7 @@
-/* Floor contact and body grounding (seed 000, "A cauda pode tocar o chao; ela nao pode
- * levantar o camundongo"): crouch, raised floor, settling, release, never below the floor,
- * contact never moves the body, and tail skin never lifts the pelvis. */
+/* Floor contact and body grounding (after Sidorkin, "Animating tails the auto-rigger never
+ * gave a bone": the tail may touch the floor, it may not lift the mouse): crouch, raised floor,
+ * settling, release, never below the floor, contact never moves the body, and tail skin never
+ * lifts the pelvis. */
 #include "test_util.h"
 
 #include "dyn_fixture.h"
@@ -221,7 +222,7 @@ static void test_tail_skin_never_lifts_pelvis(void **state)
     float lift_excl = sinew_dyn_ground_lift(allowance, c_excl);
     float c_incl = sinew_dyn_ground_clearance(posed, n, NULL, NULL, limbs, ref_incl);
     float lift_incl = sinew_dyn_ground_lift(allowance, c_incl);
-    /* the seed's bug: the tail excluded from the probe only, not from the reference */
+    /* the article's bug: the tail excluded from the probe only, not from the reference */
     float c_half = sinew_dyn_ground_clearance(posed, n, NULL, tail, limbs, ref_incl);
     print_message("L_raw: tail excluded %.3f, tail counted %.3f (clearance %.3f / %.3f / "
                   "reference-only %.3f)\n",

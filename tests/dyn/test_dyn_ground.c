@@ -1,5 +1,5 @@
-/* Body grounding from support samples (seed 000, "A cauda pode tocar o chao; ela nao pode
- * levantar o camundongo": S sampled from the skin grouped by dominant bone). The whole-array
+/* Body grounding from support samples (after Sidorkin, "Animating tails the auto-rigger never
+ * gave a bone": S sampled from the skin grouped by dominant bone). The whole-array
  * functions (sinew_dyn_ground_*) are the reference:
  *   - on the dyn fixture, sampled f_body / c(t) / L_raw equal the whole-array ones, the tail
  *     is excluded from both minima ("tail skin never lifts the pelvis", on samples), limb

@@ -1,4 +1,4 @@
-// Issue 2's last convert check: three.js skins a `sinew convert` output to the same positions
+// The last convert check: three.js skins a `sinew convert` output to the same positions
 // as sinew does (tests/reference/three_agreement.mjs, every clip, 10 times each, 1e-5 of the
 // diagonal). With io_convert_reference showing that the output's JSON equals the input's apart
 // from buffer layout and every bufferView's bytes are equal, this closes the loop: three.js

@@ -4,7 +4,8 @@
 #include "sinew/model.h"
 
 /* A two-joint arm along +Y with one quad per joint; joint 1 has a loaded (file) rotation of
- * 28 degrees that is NOT its bind pose, as seed 000's mouse had. */
+ * 28 degrees that is NOT its bind pose, as the mouse in Sidorkin, "Animating tails the
+ * auto-rigger never gave a bone", had. */
 static sinew_model *make_arm(void)
 {
     sinew_model *m = sinew_alloc(NULL, 1, sizeof *m);

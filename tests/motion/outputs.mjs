@@ -1,4 +1,4 @@
-// Baked outputs seen by real tools (issue 4, "Acceptance on data"). For the procedural fox and
+// Baked outputs seen by real tools (acceptance on data). For the procedural fox and
 // every ../shared/models/notail/*.glb (skipped, saying so, when the folder is absent) this runs
 // `sinew tail IN -o T --no-bake` then `sinew bake T -o B`, and then, by mode:
 //   validate  the Khronos glTF-Validator (tests/tools/validate.mjs) finds 0 errors in B wherever

@@ -1,4 +1,4 @@
-// The three.js agreement test (issue 2, "The model view"): sinew's linear blend skinning must
+// The three.js agreement test: sinew's linear blend skinning must
 // match three.js (GLTFLoader + AnimationMixer + SkinnedMesh.getVertexPosition) on every model
 // in ../shared/models (notail/ included) and every clip, at 10 times per clip
 // (t = duration * k / 9), within 1e-5 of the model's diagonal.

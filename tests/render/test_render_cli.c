@@ -29,7 +29,7 @@ static void test_demo_writes_everything(void **state)
     char dir[256], path[512];
     assert_non_null(test_tmpdir(dir, sizeof dir));
     assert_int_equal(test_run(out, sizeof out, "%s demo --out %s/d", test_sinew_bin(), dir), 0);
-    /* The seed's table: the chain's tail edges never tear on Walk. */
+    /* As in the published tail method's table, the chain's tail edges never tear on Walk. */
     assert_non_null(strstr(out, "tail chain (baked)"));
     assert_non_null(strstr(out, "Tail_1 .. Tail_End"));
     static const char *files[] = {"fox_template.glb", "fox_rigid.glb", "fox_tail.glb",

@@ -1,7 +1,7 @@
 /* Rig module on bodies built in memory (tubes with known truth): landmarks under three naming
- * styles, the tail found and chained per seed 000's numbers, ears and quivers left alone,
- * rigid mode, the edit leaving every other vertex bit-identical, and a second run finding
- * nothing new. */
+ * styles, the tail found and chained per the numbers of Sidorkin, "Animating tails the
+ * auto-rigger never gave a bone", ears and quivers left alone, rigid mode, the edit leaving
+ * every other vertex bit-identical, and a second run finding nothing new. */
 #include "test_util.h"
 
 #include "sinew/rig.h"

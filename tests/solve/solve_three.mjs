@@ -1,4 +1,4 @@
-// The solved clips play in a real player (issue 5): `sinew solve` output checked with the
+// The solved clips play in a real player: `sinew solve` output checked with the
 // Khronos glTF-Validator and three.js (GLTFLoader + AnimationMixer + getVertexPosition).
 //  1. Control: the Khronos fox's Walk re-solved onto itself (--control -o, --replace) must
 //     show, in three.js, the artist's surface: mean error <= 1e-4 and worst <= 1e-3 of the

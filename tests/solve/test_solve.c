@@ -1,6 +1,7 @@
-/* Surface solve (issue 5, seed 004): Horn's fit, the control run that must reach zero, coarser
- * rigs, rotation-only bone lengths, correspondence under shuffling and resolution changes, and
- * the similarity alignment of meshes in other units, facing or place. */
+/* Surface solve (after Sidorkin, "Solve the surface, not the skeleton"): Horn's fit, the
+ * control run that must reach zero, coarser rigs, rotation-only bone lengths, correspondence
+ * under shuffling and resolution changes, and the similarity alignment of meshes in other
+ * units, facing or place. */
 #include "test_util.h"
 
 #include "sinew/creature.h"
@@ -82,7 +83,7 @@ static void print_result(const char *what, const sinew_solve_clip_result *r)
             r->reskin_mismatch / r->diagonal);
 }
 
-/* The control run (seed 004): the rig solved against its own clip must reach zero. */
+/* The control run: the rig solved against its own clip must reach zero. */
 static void test_control(void **state)
 {
     (void)state;
@@ -150,7 +151,7 @@ static void test_coarser_and_rotation_only(void **state)
             "rotation-only: worst bone length change %.2e (diagonal %.3f, %u bones x frames)\n",
             worst, rot.diagonal, checked);
     assert_true(worst <= 1e-6 * rot.diagonal);
-    /* the free solve does stretch bones (the seed's caveat), so the check can fail */
+    /* the free solve does stretch bones (the article's caveat), so the check can fail */
     double stretch = 0;
     for (uint32_t f = 0; f < free_res.frame_count; f++) {
         sinew_pose_to_world(coarse, &free_res.poses[(size_t)f * coarse->node_count], world);

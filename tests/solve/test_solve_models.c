@@ -1,4 +1,4 @@
-/* Surface solve on the shared models (issue 5 acceptance) and the `sinew solve` CLI: the
+/* Surface solve on the shared models (acceptance) and the `sinew solve` CLI: the
  * control run on every model and clip, a coarser Khronos fox (tail merged), rotation-only
  * bone lengths, the written tracks read back through io, the tail pipeline, and the CLI's
  * exit codes and outputs. Skips, saying so, when ../shared/models is absent (the CLI's
@@ -297,7 +297,7 @@ static void test_fox_shuffled_and_resolution(void **state)
     }
 }
 
-/* Pipeline check (issue 5): the artist Walk solved onto `sinew tail`'s output for the notail
+/* Pipeline check: the artist Walk solved onto `sinew tail`'s output for the notail
  * fox; Q overall and on tail skin alone (the artist's tail-weighted vertices). Reports the
  * numbers; asserts only what holds for any sane rig. */
 static void test_tail_pipeline(void **state)

@@ -1,4 +1,4 @@
-// The web viewer (issue 7, "Web viewer") in headless Chromium through playwright-core.
+// The web viewer in headless Chromium through playwright-core.
 // Demo files are made by the CLI now: the rigger-style original (`sinew creature fox`, or
 // ../shared/models/notail/quaternius_Fox.glb when the creature command is absent), `sinew
 // tail` (chain) and `--mode rigid`, `sinew bake`, `sinew solve --heatmap`. web/dist is built

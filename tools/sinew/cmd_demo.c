@@ -1,7 +1,7 @@
 /* sinew demo: the main job on a built-in example. A procedural anthropomorphic fox, rigged the
  * way a template auto-rigger leaves it (no tail bones, tail skin on the left shin and the
  * thighs), gets its tail found, chained, re-weighted and baked; the tables and pictures show
- * what changed (seed 000 end to end). */
+ * what changed (Sidorkin, "Animating tails the auto-rigger never gave a bone", end to end). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,7 +121,7 @@ int cmd_demo(int argc, char **argv)
     if (sinew_model_from_document(templ, NULL, &model, &err) != SINEW_OK ||
         sinew_document_write_file(templ, in_dir(path, sizeof path, dir, kind_name, "template.glb"),
                                   &err) != SINEW_OK ||
-        /* the rigged versions, each a copy of the template: rigid (seed 000's step one) and
+        /* the rigged versions, each a copy of the template: rigid (the article's step one) and
          * the chain, baked */
         tail_cli_run_copy(templ, SINEW_RIG_MODE_RIGID, &rigid_doc, &rigid, &err) != SINEW_OK ||
         tail_cli_run_copy(templ, SINEW_RIG_MODE_CHAIN, &chain_doc, &chain, &err) != SINEW_OK ||

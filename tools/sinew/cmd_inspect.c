@@ -1,4 +1,4 @@
-/* sinew inspect: what sinew sees in a glTF file (issue 2, "CLI"): meshes, vertices,
+/* sinew inspect: what sinew sees in a glTF file: meshes, vertices,
  * triangles, skins, the joint tree, clips, size in file units, and warnings a user should
  * know about before running anything else on the file. */
 #include <math.h>

@@ -1,5 +1,5 @@
-/* sinew render: a PNG of a skinned pose, or of several files side by side (seed 000's
- * original / rigid / chain picture). */
+/* sinew render: a PNG of a skinned pose, or of several files side by side (the original /
+ * rigid / chain picture of Sidorkin, "Animating tails the auto-rigger never gave a bone"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

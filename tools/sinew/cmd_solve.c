@@ -1,6 +1,6 @@
 /* sinew solve: re-solve an artist's clips onto another rig of the same creature by fitting
- * the skinned surface (issue 5, seed 004), with transfer quality, a JSON report and a
- * per-vertex error heatmap. */
+ * the skinned surface (after Sidorkin, "Solve the surface, not the skeleton"), with transfer
+ * quality, a JSON report and a per-vertex error heatmap. */
 /* realpath(3) is XSI; clock_gettime is POSIX. */
 #define _XOPEN_SOURCE 700
 #include <limits.h>

@@ -1,5 +1,5 @@
-/* sinew stretch: the seed's edge-stretch table for a file's clips (seed 000, "Medindo o
- * resultado"): tail edges against body edges as the reference. */
+/* sinew stretch: the edge-stretch table of Sidorkin, "Animating tails the auto-rigger never
+ * gave a bone", for a file's clips: tail edges against body edges as the reference. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,9 @@
-// The stickman page: Spear Run (default) and the motion lab. The pose comes from sinew's
-// anim2d module (WebAssembly) every frame; this file only keeps the game and draws.
+// The stickman page: Spear Run (default) and the motion lab (after Sidorkin, "Animating a
+// stick figure with two-bone IK in HTML canvas"). The pose comes from sinew's anim2d module
+// (WebAssembly) every frame; this file only keeps the game and draws.
 import { loadAnim2d, Motion, Action, J } from './anim2d.js';
 
-const DRAW_H = 440; // the drawing space is always about 440 units tall (seed 002)
+const DRAW_H = 440; // the drawing space is always about 440 units tall, as in the article
 const GROUND = 372; // ground line, units from the top
 const MAX_DT = 0.033; // the library clamps dt to 33 ms; the world moves with the same dt
 const INK = '#22252e';
@@ -167,7 +168,7 @@ function drawBackground(groundOffset) {
   ctx.fillRect(0, GROUND, W, DRAW_H - GROUND);
   ctx.fillStyle = 'rgba(120, 100, 70, 0.35)';
   ctx.fillRect(0, GROUND, W, 1.2);
-  // Soft dots that scroll with the figure's stride and stop when it stops (seed 002).
+  // Soft dots that scroll with the figure's stride and stop when it stops, as in the article.
   const spacing = 32; // divides the 1024-unit wrap of ground_offset: no seam
   for (let row = 0; row < 3; row++) {
     const y = GROUND + 12 + row * 18;
@@ -213,7 +214,7 @@ function drawFigure(p) {
   ctx.ellipse(j[J.PELVIS].x, GROUND + 2, 30 * (1 - 0.4 * lift), 5 * (1 - 0.4 * lift), 0, 0, Math.PI * 2);
   ctx.fill();
 
-  // Far side first: thinner, darker, 42% opacity (seed 002).
+  // Far side first: thinner, darker, 42% opacity, as in the article.
   ctx.globalAlpha = 0.42;
   ctx.fillStyle = INK_FAR;
   ribbon([j[J.PELVIS], j[J.KNEE_FAR], j[J.FOOT_FAR]], 8.5 * k, 4.5 * k);

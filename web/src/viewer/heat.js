@@ -1,4 +1,4 @@
-// Heat map colours of `sinew solve --heatmap` (seed 004, "Ver para crer": blue is zero, red is
+// Heat map colours of `sinew solve --heatmap` (blue is zero, red is
 // 3% or more of the model's diagonal). ramp() is src/solve/quality.c's
 // sinew_solve_heat_color, so the legend and the hover read-out agree with the file.
 import { Color } from 'three';

@@ -1,4 +1,4 @@
-// sinew viewer (issue 7, "Web viewer"): open rigged .glb files, play their clips, compare
+// sinew viewer: open rigged .glb files, play their clips, compare
 // original / rigid / chain at the same clip and frame, drive the tail live with sinew's
 // spring runtime in WebAssembly, and read `sinew solve --heatmap` outputs.
 //
@@ -179,7 +179,7 @@ function applyMode({ reframe = false } = {}) {
   ui.legendNote.textContent = notes.join(' \u00b7 ');
   refreshUI();
   pose(0);
-  // Compare opens from behind, where the tails are (seed 000's original / rigid / chain).
+  // Compare opens from behind, where the tails are (original / rigid / chain).
   if (reframe) frameAll(app.mode === 'compare' ? 'back' : 'three-quarter');
   updateLabels();
 }

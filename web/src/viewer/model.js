@@ -1,13 +1,14 @@
 // One loaded .glb: the three.js scene under a placement group, its clips and samplers, the rest
 // pose to return to, and the skin samples used for the floor and for camera framing.
 //
-// Floor placement (seed 000, "A cauda pode tocar o chao; ela nao pode levantar o camundongo"):
-// the viewer used to put the lowest point of the whole mesh on the floor, so a tail hanging
-// below the soles lifted the character. Here a vertex whose dominant joint's name matches
-// /tail/i does not count for the floor; the camera still frames every vertex. As the seed
-// does, the skin is sampled grouped by dominant bone: per group only its extreme vertices
-// along 13 directions (a rigid group's lowest point in any pose is one of its extremes), so
-// measuring a pose costs a few hundred skinned vertices instead of all of them.
+// Floor placement (after Sidorkin, "Animating tails the auto-rigger never gave a bone": the
+// tail may touch the floor, it may not lift the body): the viewer used to put the lowest
+// point of the whole mesh on the floor, so a tail hanging below the soles lifted the
+// character. Here a vertex whose dominant joint's name matches /tail/i does not count for the
+// floor; the camera still frames every vertex. As the article does, the skin is sampled
+// grouped by dominant bone: per group only its extreme vertices along 13 directions (a rigid
+// group's lowest point in any pose is one of its extremes), so measuring a pose costs a few
+// hundred skinned vertices instead of all of them.
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 

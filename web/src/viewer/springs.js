@@ -2,7 +2,7 @@
 // WebAssembly by web/wasm/dyn/build.sh) instead of the clip's baked keys. Each frame the
 // animated skeleton's world matrices go in (the runtime reads only the chain parent, normally
 // Hips) and the chain's local rotations come out; nothing else on the character is touched
-// (seed 000, "Etapa tres": the tail solver never moves the hips, feet or model).
+// (the tail solver never moves the hips, feet or model).
 import { loadSinewDyn } from '../../wasm/dyn/sinew_dyn.mjs';
 import wasmUrl from '../../generated/sinew_dyn.wasm?url';
 import { TAIL_NAME } from './model.js';

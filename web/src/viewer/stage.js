@@ -1,6 +1,6 @@
 // The 3D stage: renderer, camera + OrbitControls, lights, the floor at world y = 0, compare
 // labels and a pixel read-back for tests. Models are placed by main.js so that their body
-// floor (tail skin ignored, seed 000) lands on y = 0; the stage only draws.
+// floor (tail skin ignored, see model.js) lands on y = 0; the stage only draws.
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { CSS2DRenderer, CSS2DObject } from 'three/addons/renderers/CSS2DRenderer.js';

@@ -11,7 +11,7 @@
 // inverseBinds (16 floats per node, column-major; every node is a joint), rest (10 floats per
 // node: translation xyz, rotation xyzw, scale xyz), names (strings; Tail_1.. and Tail_End are
 // found by name unless `chain` lists node indices), size (the model's reference size, the
-// seed's 1.91 m fox scale rule). params: an object with sinew_dyn_params' field names in
+// 1.91 m fox scale rule). params: an object with sinew_dyn_params' field names in
 // camelCase (frequencyRoot, dampingRatio, gravity, carry, restCurve, ...); omitted = default.
 
 const PARAM_FIELDS = [
