@@ -51,6 +51,11 @@ sinew_result sinew_document_write_file(const sinew_document *doc, const char *pa
 /* Serialises to a GLB in memory; *out is malloc'ed and the caller frees it with free(). */
 sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **out, size_t *size,
                                              sinew_error *err);
+/* An independent copy (through its GLB bytes, so external buffers become embedded), under the
+ * same display name; free it with sinew_document_free. For trying an edit without touching
+ * the original. */
+sinew_result sinew_document_copy(const sinew_document *doc, sinew_document **out,
+                                 sinew_error *err);
 
 /* ---- the model view ---- */
 

@@ -321,9 +321,10 @@ typedef struct sinew_dyn_support_sample {
  * are never samples. Writes min(count, capacity) samples to `out` (NULL with capacity 0 to
  * query) and returns count, the number the whole set needs: call once to size a buffer and
  * again to fill it. Order: by joint, then body before limb, rigid before blended, then
- * vertex index. Reads the model only; deterministic; allocates nothing (its scratch, about
- * 30 KB at the largest resolution, is on the stack). Returns 0 for a NULL model or a mesh
- * without influences. */
+ * vertex index. Reads the model only; deterministic. Scratch: one key per vertex from the
+ * model's allocator, freed before it returns (and about 30 KB on the stack at the largest
+ * resolution). Returns 0 for a NULL model, a mesh without influences, or when that scratch
+ * cannot be allocated. */
 uint32_t sinew_dyn_support_build(const sinew_model *model, const uint8_t *tail,
                                  const uint8_t *limb_contact,
                                  const sinew_dyn_support_options *options,

@@ -56,6 +56,10 @@ typedef struct sinew_tail_result {
     sinew_bake_track *bakes;         /* model->clip_count summaries when baked */
     int guarded;                     /* 1 when the check ran */
     sinew_rig_root_blend root_blend; /* the root blend the check kept (it tries both) */
+    /* Per root blend (indexed by sinew_rig_root_blend): edge samples over the root's zone,
+     * summed over the clips, torn with the chain that were not torn in the input; the check
+     * keeps the blend with fewer. -1 for a blend it did not try. */
+    double blend_new_torn[2];
     uint32_t returned;               /* vertices given back their rigger's weights by the check */
     uint32_t dropped;                /* chains the check dropped */
     uint32_t clip_count;

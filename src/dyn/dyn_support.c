@@ -75,7 +75,7 @@ uint32_t sinew_dyn_support_build(const sinew_model *model, const uint8_t *tail,
     if (!m->positions || !m->influence_joints || !m->influence_weights) return 0;
     uint32_t n = options && options->resolution ? options->resolution : 6u;
     if (n > SINEW_DYN_SUPPORT_MAX_RESOLUTION) n = SINEW_DYN_SUPPORT_MAX_RESOLUTION;
-    group_key *keys = malloc(((size_t)m->vertex_count + 1) * sizeof *keys);
+    group_key *keys = sinew_alloc(&model->allocator, (size_t)m->vertex_count + 1, sizeof *keys);
     if (!keys) return 0;
     sinew_vec3 dir[MAX_DIRECTIONS]; /* ~30 KB of scratch at the largest resolution */
     float best[MAX_DIRECTIONS];
@@ -147,7 +147,7 @@ uint32_t sinew_dyn_support_build(const sinew_model *model, const uint8_t *tail,
             }
         }
     }
-    free(keys);
+    sinew_free(&model->allocator, keys);
     return count;
 }
 

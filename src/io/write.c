@@ -177,6 +177,24 @@ sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **o
     return SINEW_OK;
 }
 
+sinew_result sinew_document_copy(const sinew_document *doc, sinew_document **out,
+                                 sinew_error *err)
+{
+    if (out) *out = NULL;
+    if (!doc || !out) return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_copy: NULL");
+    void *bytes = NULL;
+    size_t size = 0;
+    sinew_result r = sinew_document_write_glb_memory(doc, &bytes, &size, err);
+    if (r == SINEW_OK) {
+        sinew_load_options options = {0};
+        options.display_name = doc->name;
+        options.allocator = &doc->alloc;
+        r = sinew_document_load_memory(bytes, size, &options, out, err);
+    }
+    free(bytes);
+    return r;
+}
+
 /* Writes `data` to `path` through a temporary file in the same folder and rename(2), so the
  * target either keeps its old content or gets the whole new one. */
 static sinew_result write_atomic(const char *path, const void *data, size_t size, sinew_error *err)

@@ -174,39 +174,33 @@ sinew_result sinew_metrics_stretch(const sinew_model *model, const sinew_clip *c
     uint32_t *edges = NULL, edge_count = 0;
     sinew_result r = sinew_metrics_unique_edges(model, &edges, &edge_count, err);
     if (r != SINEW_OK) return r;
-    skinner s;
-    if ((r = skinner_init(&s, model, err)) != SINEW_OK) {
-        sinew_free(a, edges);
-        return r;
-    }
     const size_t total = (size_t)edge_count * samples;
-    float *sel = sinew_alloc(a, total + 1, sizeof *sel),
-          *oth = sinew_alloc(a, total + 1, sizeof *oth);
-    size_t nsel = 0, noth = 0;
-    if (!sel || !oth) {
+    float *ratios = sinew_alloc(a, total + 1, sizeof *ratios);
+    if (!ratios)
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "edge stretch: out of memory");
-        goto done;
-    }
-    for (uint32_t k = 0; k < samples; k++) {
-        skinner_at(&s, clip, k, samples);
-        for (uint32_t e = 0; e < edge_count; e++) {
-            uint32_t u = edges[2 * e], v = edges[2 * e + 1];
-            float ratio = edge_ratio(&s, u, v);
-            if (!(ratio > 0)) continue;
-            int su = selected ? selected[u] != 0 : 0, sv = selected ? selected[v] != 0 : 0;
-            if (su && sv)
-                sel[nsel++] = ratio;
-            else if (!su && !sv)
-                oth[noth++] = ratio;
+    else
+        r = sinew_metrics_edge_ratios(model, clip, samples, edges, edge_count, ratios, err);
+    if (r == SINEW_OK) {
+        /* Selected edges (both ends selected) to the front, the others behind; an edge with
+         * one end in each counts in neither, so its ratios are dropped (0 = no sample). */
+        size_t nsel = 0;
+        for (size_t i = 0; i < total; i++) {
+            const uint32_t e = (uint32_t)(i % edge_count);
+            const int su = selected && selected[edges[2 * e]],
+                      sv = selected && selected[edges[2 * e + 1]];
+            if (su != sv) {
+                ratios[i] = 0.0f;
+            } else if (su) {
+                float t = ratios[nsel];
+                ratios[nsel++] = ratios[i];
+                ratios[i] = t;
+            }
         }
+        if (in_selected) sinew_stretch_summarise(ratios, nsel, in_selected);
+        if (in_others) sinew_stretch_summarise(ratios + nsel, total - nsel, in_others);
     }
-    if (in_selected) summarise(sel, nsel, in_selected);
-    if (in_others) summarise(oth, noth, in_others);
-done:
     sinew_free(a, edges);
-    skinner_free(&s);
-    sinew_free(a, sel);
-    sinew_free(a, oth);
+    sinew_free(a, ratios);
     return r;
 }
 

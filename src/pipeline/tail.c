@@ -29,18 +29,6 @@ void sinew_tail_result_free(sinew_tail_result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* An independent copy of a document, through its GLB bytes. */
-static sinew_result copy_document(const sinew_document *doc, sinew_document **out, sinew_error *err)
-{
-    void *bytes = NULL;
-    size_t size = 0;
-    *out = NULL;
-    sinew_result r = sinew_document_write_glb_memory(doc, &bytes, &size, err);
-    if (r == SINEW_OK) r = sinew_document_load_memory(bytes, size, NULL, out, err);
-    free(bytes);
-    return r;
-}
-
 /* Edits `doc` with `plan` (bones, weights, a note), rebuilds its model into *model and, when
  * `bake` and there is a chain, bakes every clip into both (summaries into `bakes`). */
 static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
@@ -133,13 +121,17 @@ static double total_excess(const guard *g)
     return sum;
 }
 
-/* Gives every vertex at position `rep` the given weights, in the trial model and the plan. */
-static void set_weights(guard *g, uint32_t rep, const uint16_t *joints, const float *weights)
+/* Gives every vertex whose welded position is picked its position's input (rigger's)
+ * weights, in the trial model and the plan. */
+static void give_back(guard *g, const uint8_t *pick)
 {
     const sinew_model *in = g->input;
     const size_t n = SINEW_MAX_INFLUENCES;
-    for (uint32_t v = rep; v < in->mesh.vertex_count; v++) {
-        if (in->mesh.weld[v] != rep) continue;
+    for (uint32_t v = 0; v < in->mesh.vertex_count; v++) {
+        const uint32_t rep = in->mesh.weld[v];
+        if (!pick[rep]) continue;
+        const uint16_t *joints = in->mesh.influence_joints + (size_t)rep * n;
+        const float *weights = in->mesh.influence_weights + (size_t)rep * n;
         const size_t o = (size_t)v * n;
         memcpy(g->trial->mesh.influence_joints + o, joints, n * sizeof *joints);
         memcpy(g->trial->mesh.influence_weights + o, weights, n * sizeof *weights);
@@ -255,11 +247,7 @@ static sinew_result give_back_seam(guard *g, double *now, uint32_t *moved, sinew
         uint32_t picked;
         pick_round(g, pick, &picked);
         if (!picked) break;
-        for (uint32_t v = 0; v < nv; v++)
-            if (pick[v]) {
-                const size_t o = (size_t)v * SINEW_MAX_INFLUENCES;
-                set_weights(g, v, in->mesh.influence_joints + o, in->mesh.influence_weights + o);
-            }
+        give_back(g, pick);
         if ((r = strain(g, g->trial, g->excess_after, g->torn_after, err)) != SINEW_OK) goto done;
         double cost = total_excess(g);
         total += picked;
@@ -391,6 +379,7 @@ static sinew_result check(const sinew_model *input, sinew_model *trial, sinew_ri
     if ((r = strain(&g, input, g.excess_before, g.torn_before, err)) != SINEW_OK) goto done;
     if ((r = strain(&g, trial, g.excess_after, g.torn_after, err)) != SINEW_OK) goto done;
     double now = total_excess(&g), tears = newly_torn(&g);
+    res->blend_new_torn[plan->root_blend] = tears;
     if (alt) {
         /* The other root blend: kept when it tears less over the zone (fewer edge samples
          * torn that were not in the input), or tears as little and strains less. */
@@ -407,6 +396,7 @@ static sinew_result check(const sinew_model *input, sinew_model *trial, sinew_ri
             goto done;
         }
         double other = total_excess(&g), other_tears = newly_torn(&g);
+        res->blend_new_torn[alt->root_blend] = other_tears;
         if (other_tears < tears || (other_tears == tears && other < now)) {
             now = other;
             res->root_blend = alt->root_blend;
@@ -478,6 +468,7 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
     if (r != SINEW_OK || (res->plan.chain_count == 0 && res->plan.changed_count == 0)) return r;
     const sinew_model *input = res->input;
     res->root_blend = res->plan.root_blend;
+    res->blend_new_torn[0] = res->blend_new_torn[1] = -1;
     if (!o.no_guard && input->clip_count) {
         /* The same chains with the other root blend, for the check to weigh. */
         sinew_rig_plan alt;
@@ -493,7 +484,7 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
         for (uint32_t p = 0; p < np; p++)
             reach[p] = res->report.pieces[p].distance_after;
         if (try_other) r = sinew_rig_build_chain(input, &other, &res->report, &alt, err);
-        if (r == SINEW_OK && (r = copy_document(doc, &trial, err)) == SINEW_OK)
+        if (r == SINEW_OK && (r = sinew_document_copy(doc, &trial, err)) == SINEW_OK)
             /* The trial is baked even with no_bake: the check weighs the chain as it will
              * move once baked (by `sinew bake`, or a runtime), not standing still. */
             r = apply_plan(trial, input, &res->plan, &o, 1, &trial_model, NULL, err);

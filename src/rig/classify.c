@@ -187,8 +187,6 @@ static int stands_up(const rig_run *run, const sinew_rig_landmarks *lm)
     return sinew_vec3_dot(d, lm->up) > STANDS_UP;
 }
 
-/* Hangs from the pelvis: attached to it (or a thigh), or low on the spine and not upwards; and
- * not standing up from the back. */
 /* A piece on the torso that is one of a row of like pieces (ROW or more on the torso, each
  * within a factor 2 of its length and vertex count) is a plate or a spike, not a tail: a
  * tail comes alone. A biped's dorsal plates point backwards from its lower back as its tail
@@ -212,6 +210,8 @@ static int in_a_row(const sinew_rig_analysis *a, const sinew_rig_report *rep, ui
     return like >= ROW;
 }
 
+/* Hangs from the pelvis: attached to it (or a thigh), or low on the spine and not upwards; and
+ * not standing up from the back. */
 static int hangs_from_pelvis(const sinew_rig_analysis *a, const sinew_model *m,
                              const sinew_rig_report *rep, uint32_t p)
 {

@@ -220,37 +220,42 @@ static void b_free(void *user, void *ptr)
     free(ptr);
 }
 
+/* Fails the build at allocation after allocation (every `step`-th budget below `limit`):
+ * always SINEW_ERR_OUT_OF_MEMORY with nothing returned and nothing leaked, and the budgets
+ * reach enough allocations for more than ten failures. SINEW_CREATURE_RANDOM builds `seed`. */
+static void assert_out_of_memory_clean(sinew_creature_kind kind, uint64_t seed, int limit,
+                                       int step)
+{
+    int failures = 0;
+    for (int budget = 0; budget < limit; budget += step) {
+        budget_alloc ba = {budget, 0};
+        sinew_allocator a = {b_alloc, b_realloc, b_free, &ba};
+        sinew_creature_options opt = {.allocator = &a};
+        sinew_model *m = NULL;
+        sinew_creature_truth t;
+        sinew_error err = {0};
+        sinew_result r = kind == SINEW_CREATURE_RANDOM
+                             ? sinew_creature_build_random(seed, &opt, &m, &t, &err)
+                             : sinew_creature_build(kind, &opt, &m, &t, &err);
+        if (r == SINEW_OK) {
+            sinew_model_free(m);
+            sinew_creature_truth_free(&t);
+        } else {
+            assert_int_equal(r, SINEW_ERR_OUT_OF_MEMORY);
+            assert_null(m);
+            assert_null(t.vertex_piece);
+            failures++;
+        }
+        assert_int_equal(ba.live, 0);
+    }
+    assert_true(failures > 10);
+}
+
 static void test_out_of_memory(void **state)
 {
     (void)state;
-    /* Fail at allocation after allocation: always a clean error, never a leak. */
-    const struct {
-        sinew_creature_kind kind;
-        int step;
-    } runs[] = {{SINEW_CREATURE_LIZARD, 7}, {SINEW_CREATURE_FOX, 23}};
-    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
-        int failures = 0;
-        for (int budget = 0; budget < 400; budget += runs[k].step) {
-            budget_alloc ba = {budget, 0};
-            sinew_allocator a = {b_alloc, b_realloc, b_free, &ba};
-            sinew_creature_options opt = {.allocator = &a};
-            sinew_model *m = NULL;
-            sinew_creature_truth t;
-            sinew_error err = {0};
-            sinew_result r = sinew_creature_build(runs[k].kind, &opt, &m, &t, &err);
-            if (r == SINEW_OK) {
-                sinew_model_free(m);
-                sinew_creature_truth_free(&t);
-            } else {
-                assert_int_equal(r, SINEW_ERR_OUT_OF_MEMORY);
-                assert_null(m);
-                assert_null(t.vertex_piece);
-                failures++;
-            }
-            assert_int_equal(ba.live, 0);
-        }
-        assert_true(failures > 10);
-    }
+    assert_out_of_memory_clean(SINEW_CREATURE_LIZARD, 0, 400, 7);
+    assert_out_of_memory_clean(SINEW_CREATURE_FOX, 0, 400, 23);
 }
 
 static void assert_same_model(const sinew_model *a, const sinew_model *b)
@@ -1119,24 +1124,7 @@ static void test_random_arguments(void **state)
     assert_string_equal(sinew_creature_kind_name(SINEW_CREATURE_RANDOM), "random");
 
     /* failing allocations: always a clean error, never a leak */
-    int failures = 0;
-    for (int budget = 0; budget < 300; budget += 11) {
-        budget_alloc ba = {budget, 0};
-        sinew_allocator al = {b_alloc, b_realloc, b_free, &ba};
-        sinew_creature_options o = {.allocator = &al};
-        sinew_result r = sinew_creature_build_random(7, &o, &m, &t, &err);
-        if (r == SINEW_OK) {
-            sinew_model_free(m);
-            sinew_creature_truth_free(&t);
-        } else {
-            assert_int_equal(r, SINEW_ERR_OUT_OF_MEMORY);
-            assert_null(m);
-            assert_null(t.vertex_piece);
-            failures++;
-        }
-        assert_int_equal(ba.live, 0);
-    }
-    assert_true(failures > 10);
+    assert_out_of_memory_clean(SINEW_CREATURE_RANDOM, 7, 300, 11);
 
     /* the description: snprintf's contract */
     sinew_creature_traits tr;

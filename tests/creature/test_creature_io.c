@@ -69,47 +69,54 @@ static void test_glb_bytes_deterministic(void **state)
     }
 }
 
-/* The file reads back as the model that was written: vertex order, positions, weights, joint
- * names, clips; and skinning the loaded Walk agrees with skinning the built one. */
+/* Writes `m` as a GLB (its bytes to *bytes, for the caller to free) and asserts it reads back
+ * as the model that was written: vertex order, positions, welds, weights, joint names, clips,
+ * no warnings; and skinning the loaded Walk agrees with skinning the built one. */
+static void assert_glb_round_trip(sinew_model *m, void **bytes, size_t *size)
+{
+    sinew_model *r = NULL;
+    sinew_document *doc = NULL, *back = NULL;
+    sinew_error err = {0};
+    if (sinew_document_from_model(m, &doc, &err)) fail_msg("from_model: %s", err.message);
+    if (sinew_document_write_glb_memory(doc, bytes, size, &err)) fail_msg("%s", err.message);
+    if (sinew_document_load_memory(*bytes, *size, NULL, &back, &err)) fail_msg("%s", err.message);
+    if (sinew_model_from_document(back, NULL, &r, &err)) fail_msg("%s", err.message);
+    assert_int_equal(sinew_document_warning_count(back), 0);
+
+    assert_int_equal(r->mesh.vertex_count, m->mesh.vertex_count);
+    assert_int_equal(r->mesh.triangle_count, m->mesh.triangle_count);
+    assert_memory_equal(r->mesh.positions, m->mesh.positions,
+                        m->mesh.vertex_count * sizeof(sinew_vec3));
+    assert_memory_equal(r->mesh.weld, m->mesh.weld, m->mesh.vertex_count * sizeof(uint32_t));
+    assert_int_equal(r->skin.joint_count, m->skin.joint_count);
+    for (uint32_t j = 0; j < m->skin.joint_count; j++)
+        assert_string_equal(r->nodes[r->skin.joints[j].node].name,
+                            m->nodes[m->skin.joints[j].node].name);
+    for (uint32_t i = 0; i < m->mesh.vertex_count * SINEW_MAX_INFLUENCES; i++) {
+        assert_float_equal(r->mesh.influence_weights[i], m->mesh.influence_weights[i], 1e-6f);
+        if (m->mesh.influence_weights[i] > 0)
+            assert_int_equal(r->mesh.influence_joints[i], m->mesh.influence_joints[i]);
+    }
+    assert_int_equal(r->clip_count, m->clip_count);
+    assert_walk_plays_same(m, r);
+    sinew_model_free(r);
+    sinew_document_free(back);
+    sinew_document_free(doc);
+}
+
 static void test_glb_round_trip(void **state)
 {
     (void)state;
     for (int k = SINEW_CREATURE_INVALID + 1; k < SINEW_CREATURE_KIND_COUNT; k++) {
-        sinew_model *m = NULL, *r = NULL;
-        sinew_document *doc = NULL, *back = NULL;
+        sinew_model *m = NULL;
         sinew_error err = {0};
         assert_int_equal(sinew_creature_build((sinew_creature_kind)k, NULL, &m, NULL, &err),
                          SINEW_OK);
-        if (sinew_document_from_model(m, &doc, &err)) fail_msg("from_model: %s", err.message);
         void *bytes = NULL;
         size_t size = 0;
-        if (sinew_document_write_glb_memory(doc, &bytes, &size, &err)) fail_msg("%s", err.message);
-        if (sinew_document_load_memory(bytes, size, NULL, &back, &err)) fail_msg("%s", err.message);
-        if (sinew_model_from_document(back, NULL, &r, &err)) fail_msg("%s", err.message);
-        assert_int_equal(sinew_document_warning_count(back), 0);
-
-        assert_int_equal(r->mesh.vertex_count, m->mesh.vertex_count);
-        assert_int_equal(r->mesh.triangle_count, m->mesh.triangle_count);
-        assert_memory_equal(r->mesh.positions, m->mesh.positions,
-                            m->mesh.vertex_count * sizeof(sinew_vec3));
-        assert_memory_equal(r->mesh.weld, m->mesh.weld, m->mesh.vertex_count * sizeof(uint32_t));
-        assert_int_equal(r->skin.joint_count, m->skin.joint_count);
-        for (uint32_t j = 0; j < m->skin.joint_count; j++)
-            assert_string_equal(r->nodes[r->skin.joints[j].node].name,
-                                m->nodes[m->skin.joints[j].node].name);
-        for (uint32_t i = 0; i < m->mesh.vertex_count * SINEW_MAX_INFLUENCES; i++) {
-            assert_float_equal(r->mesh.influence_weights[i], m->mesh.influence_weights[i], 1e-6f);
-            if (m->mesh.influence_weights[i] > 0)
-                assert_int_equal(r->mesh.influence_joints[i], m->mesh.influence_joints[i]);
-        }
-        assert_int_equal(r->clip_count, m->clip_count);
-
-        assert_walk_plays_same(m, r);
+        assert_glb_round_trip(m, &bytes, &size);
         free(bytes);
-        sinew_model_free(r);
         sinew_model_free(m);
-        sinew_document_free(back);
-        sinew_document_free(doc);
     }
 }
 
@@ -216,42 +223,24 @@ static void test_random_glb(void **state)
     }
     assert_true(flat && world && x && ik);
     for (int i = 0; i < n; i++) {
-        sinew_model *m = NULL, *r = NULL;
-        sinew_document *doc = NULL, *back = NULL;
+        sinew_model *m = NULL;
         sinew_error err = {0};
         assert_int_equal(sinew_creature_build_random(seeds[i], NULL, &m, NULL, &err), SINEW_OK);
-        if (sinew_document_from_model(m, &doc, &err)) fail_msg("from_model: %s", err.message);
         void *bytes = NULL, *again = NULL;
         size_t size = 0, size2 = 0;
-        if (sinew_document_write_glb_memory(doc, &bytes, &size, &err)) fail_msg("%s", err.message);
-        {
-            sinew_model *m2 = NULL;
-            sinew_document *d2 = NULL;
-            assert_int_equal(sinew_creature_build_random(seeds[i], NULL, &m2, NULL, &err),
-                             SINEW_OK);
-            assert_int_equal(sinew_document_from_model(m2, &d2, &err), SINEW_OK);
-            assert_int_equal(sinew_document_write_glb_memory(d2, &again, &size2, &err), SINEW_OK);
-            assert_int_equal(size, size2);
-            assert_memory_equal(bytes, again, size); /* same bytes every run */
-            free(again);
-            sinew_document_free(d2);
-            sinew_model_free(m2);
-        }
-        if (sinew_document_load_memory(bytes, size, NULL, &back, &err)) fail_msg("%s", err.message);
-        if (sinew_model_from_document(back, NULL, &r, &err)) fail_msg("%s", err.message);
-        assert_int_equal(r->mesh.vertex_count, m->mesh.vertex_count);
-        assert_memory_equal(r->mesh.positions, m->mesh.positions,
-                            m->mesh.vertex_count * sizeof(sinew_vec3));
-        assert_int_equal(r->skin.joint_count, m->skin.joint_count);
-        for (uint32_t j = 0; j < m->skin.joint_count; j++)
-            assert_string_equal(r->nodes[r->skin.joints[j].node].name,
-                                m->nodes[m->skin.joints[j].node].name);
-        assert_walk_plays_same(m, r);
+        assert_glb_round_trip(m, &bytes, &size);
+        sinew_model *m2 = NULL;
+        sinew_document *d2 = NULL;
+        assert_int_equal(sinew_creature_build_random(seeds[i], NULL, &m2, NULL, &err), SINEW_OK);
+        assert_int_equal(sinew_document_from_model(m2, &d2, &err), SINEW_OK);
+        assert_int_equal(sinew_document_write_glb_memory(d2, &again, &size2, &err), SINEW_OK);
+        assert_int_equal(size, size2);
+        assert_memory_equal(bytes, again, size); /* same bytes every run */
+        free(again);
         free(bytes);
-        sinew_model_free(r);
+        sinew_document_free(d2);
+        sinew_model_free(m2);
         sinew_model_free(m);
-        sinew_document_free(back);
-        sinew_document_free(doc);
     }
 }
 

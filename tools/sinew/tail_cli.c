@@ -21,7 +21,8 @@ const char *tail_cli_legend =
     "             limb    on an arm or leg (claws, a sleeve): unchanged\n"
     "             bump    at the pelvis but too short to be a tail: unchanged\n"
     "             sheet   a sheet, not a tube (a cape, a flap): unchanged\n"
-    "             skipped would be a tail; left alone (--skip, or dropped by the check)\n"
+    "             skipped would be a tail; left alone (--skip, dropped by the check, or\n"
+    "                     the skeleton already has a tail)\n"
     "  verts      its vertices\n"
     "  hangs from the joint nearest its root (a torso or thigh joint preferred)\n"
     "  length     root to tip along the skin, in H (the model's size: the larger of its\n"
@@ -112,6 +113,7 @@ static cJSON *report_json(const sinew_tail_result *run, const char *in, const ch
         cJSON_AddStringToObject(o, "attach_region", sinew_rig_region_name(pc->attach_region));
         cJSON_AddNumberToObject(o, "merged_shells", pc->merged_shells);
         if (pc->merged_into >= 0) cJSON_AddNumberToObject(o, "merged_into", pc->merged_into);
+        if (pc->rides_on >= 0) cJSON_AddNumberToObject(o, "rides_on", pc->rides_on);
         cJSON_AddNumberToObject(o, "length", pc->length);
         cJSON_AddNumberToObject(o, "radius", pc->radius);
         cJSON_AddNumberToObject(o, "elongation", pc->elongation);
@@ -135,6 +137,11 @@ static cJSON *report_json(const sinew_tail_result *run, const char *in, const ch
     cJSON_AddBoolToObject(check, "ran", run->guarded);
     cJSON_AddStringToObject(check, "root_blend",
                             run->root_blend == SINEW_RIG_ROOT_BODY ? "body" : "pelvis");
+    cJSON *tears = cJSON_AddObjectToObject(check, "new_torn_samples");
+    const char *blend_names[2] = {"pelvis", "body"};
+    for (int b = 0; b < 2; b++)
+        if (run->blend_new_torn[b] >= 0)
+            cJSON_AddNumberToObject(tears, blend_names[b], run->blend_new_torn[b]);
     cJSON_AddNumberToObject(check, "returned_vertices", run->returned);
     cJSON_AddNumberToObject(check, "dropped_chains", run->dropped);
     cJSON *clips = cJSON_AddArrayToObject(check, "clips");
@@ -160,6 +167,21 @@ int tail_cli_write_report(const char *path, const sinew_tail_result *run, const 
     cJSON_free(text);
     cJSON_Delete(json);
     return ok;
+}
+
+/* Which root blend the check kept, and what each added in new tears at the root. */
+static void print_blends(const sinew_tail_result *run)
+{
+    printf("  the root blends into %s",
+           run->root_blend == SINEW_RIG_ROOT_BODY ? "the body skin around it (its rigger's weights)"
+                                                  : "the pelvis");
+    const double pelvis = run->blend_new_torn[SINEW_RIG_ROOT_PELVIS],
+                 body = run->blend_new_torn[SINEW_RIG_ROOT_BODY];
+    if (pelvis >= 0 && body >= 0)
+        printf(": new torn edge samples at the root, into the pelvis %.0f, into the body %.0f\n",
+               pelvis, body);
+    else
+        printf("\n");
 }
 
 /* Why nothing was grown, in one line. */
@@ -203,10 +225,7 @@ static void print_check(const sinew_tail_result *run)
         printf("  %-24.24s %-28s %-28s\n", m->clips[c].name, tail, seam);
     }
     if (run->plan.chain_count)
-        printf("  the root blends into %s (both blends measured: this one strains less)\n",
-               run->root_blend == SINEW_RIG_ROOT_BODY
-                   ? "the body skin around it (its rigger's weights)"
-                   : "the pelvis");
+        print_blends(run);
     if (run->returned)
         printf("  gave %u %s at the tail's root back %s rigger's weights: with the chain %s "
                "strained more than before\n",
@@ -270,12 +289,7 @@ sinew_result tail_cli_run_copy(const sinew_document *doc, sinew_rig_mode mode,
     memset(&options, 0, sizeof options);
     options.rig.mode = mode;
     memset(run, 0, sizeof *run);
-    *copy = NULL;
-    void *bytes = NULL;
-    size_t size = 0;
-    sinew_result r = sinew_document_write_glb_memory(doc, &bytes, &size, err);
-    if (r == SINEW_OK) r = sinew_document_load_memory(bytes, size, NULL, copy, err);
-    free(bytes);
+    sinew_result r = sinew_document_copy(doc, copy, err);
     if (r == SINEW_OK) r = sinew_tail_run(*copy, &options, run, err);
     return r;
 }

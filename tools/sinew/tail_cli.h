@@ -19,7 +19,7 @@ cJSON *tail_cli_stretch_json(const sinew_stretch_stats *s);
 extern const char *tail_cli_legend;
 
 /* Prints the findings table, the chains, the bake table when baked and the do-no-harm table
- * when checked; `verbose` adds the small protrusions' count and the landmarks. */
+ * when checked; `verbose` adds the landmarks (legs, pelvis, head, thighs, spine). */
 void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose);
 
 /* Writes the findings as JSON (an "appendages" list, the landmarks, the check; `in`, `out`
