@@ -38,6 +38,12 @@ sinew_result sinew_document_load_memory(const void *data, size_t size,
                                         sinew_error *err);
 void sinew_document_free(sinew_document *doc);
 
+/* The files the document was read from: the file itself (sinew_document_load_file), its
+ * external buffers and the external images it refers to. An output that names one of them
+ * would overwrite the input (sinew_file_same compares paths by inode). */
+uint32_t sinew_document_source_count(const sinew_document *doc);
+const char *sinew_document_source(const sinew_document *doc, uint32_t index);
+
 /* Non-fatal findings from loading and editing ("points primitive ignored", "weights of mesh 0
  * primitive 1 not normalised: normalised"). Strings live as long as the document. */
 uint32_t sinew_document_warning_count(const sinew_document *doc);
@@ -48,6 +54,11 @@ const char *sinew_document_warning(const sinew_document *doc, uint32_t index);
  * failure leaves no output. */
 sinew_result sinew_document_write_file(const sinew_document *doc, const char *path,
                                        sinew_error *err);
+/* The bytes sinew_document_write_file(doc, path) writes, in memory (*out malloc'ed; free it
+ * with free()): JSON when `path` ends in ".gltf", else GLB. For writing several outputs
+ * together (sinew/file.h). */
+sinew_result sinew_document_serialize(const sinew_document *doc, const char *path, void **out,
+                                      size_t *size, sinew_error *err);
 /* Serialises to a GLB in memory; *out is malloc'ed and the caller frees it with free(). */
 sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **out, size_t *size,
                                              sinew_error *err);

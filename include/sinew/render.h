@@ -76,8 +76,11 @@ void sinew_render_text(sinew_image *image, int x, int y, const char *text, int s
  * values outside are clamped. Writes RGB in [0, 1]. */
 void sinew_render_heat_color(float t, float rgb[3]);
 
-/* Writes the image as a PNG, through a temporary file renamed into place. */
+/* Writes the image as a PNG, whole or not at all (sinew_file_write_atomic). */
 sinew_result sinew_render_write_png(const sinew_image *image, const char *path, sinew_error *err);
+/* The same PNG in memory (*out malloc'ed; free it with free()). */
+sinew_result sinew_render_encode_png(const sinew_image *image, void **out, size_t *size,
+                                     sinew_error *err);
 
 #ifdef __cplusplus
 }

@@ -239,6 +239,7 @@ sinew_result io_load_buffers(sinew_document *doc, const uint8_t *bin, size_t bin
         } else {
             char full[PATH_MAX + 64];
             r = resolve_external(doc, ctx, uri->valuestring, base_dir, full, sizeof full, err);
+            if (!r) r = io_add_source(doc, full, err);
             if (r) return r;
             r = io_read_file(doc, full, "external buffer", &owned, &src_size, err);
             if (r) return r;

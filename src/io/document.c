@@ -48,6 +48,28 @@ sinew_document *io_document_new(const sinew_allocator *a, const char *name)
     return doc;
 }
 
+sinew_result io_add_source(sinew_document *doc, const char *path, sinew_error *err)
+{
+    char **grown = sinew_realloc(&doc->alloc, doc->sources, doc->source_count,
+                                 doc->source_count + 1, sizeof *grown);
+    if (!grown) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    doc->sources = grown;
+    if (!(doc->sources[doc->source_count] = io_strdup(&doc->alloc, path)))
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    doc->source_count++;
+    return SINEW_OK;
+}
+
+uint32_t sinew_document_source_count(const sinew_document *doc)
+{
+    return doc ? doc->source_count : 0;
+}
+
+const char *sinew_document_source(const sinew_document *doc, uint32_t index)
+{
+    return doc && index < doc->source_count ? doc->sources[index] : "";
+}
+
 int32_t io_buffer_add(sinew_document *doc)
 {
     io_buffer *grown = sinew_realloc(&doc->alloc, doc->buffers, doc->buffer_count,
@@ -67,6 +89,9 @@ void sinew_document_free(sinew_document *doc)
     for (uint32_t i = 0; i < doc->warning_count; i++)
         sinew_free(&alloc, doc->warnings[i]);
     sinew_free(&alloc, doc->warnings);
+    for (uint32_t i = 0; i < doc->source_count; i++)
+        sinew_free(&alloc, doc->sources[i]);
+    sinew_free(&alloc, doc->sources);
     cJSON_Delete(doc->root);
     sinew_free(&alloc, doc->name);
     sinew_free(&alloc, doc);
@@ -80,6 +105,23 @@ uint32_t sinew_document_warning_count(const sinew_document *doc)
 const char *sinew_document_warning(const sinew_document *doc, uint32_t index)
 {
     return doc && index < doc->warning_count ? doc->warnings[index] : "";
+}
+
+/* External images are not read, but they are files of the asset all the same: an output
+ * must not replace one. Joined as written (a %-escaped name is not decoded). */
+static sinew_result add_image_sources(sinew_document *doc, const char *base_dir, sinew_error *err)
+{
+    const uint32_t n = io_count(doc->root, "images");
+    for (uint32_t i = 0; i < n && base_dir; i++) {
+        const cJSON *uri = cJSON_GetObjectItemCaseSensitive(io_item(doc->root, "images", i), "uri");
+        if (!cJSON_IsString(uri) || !strncmp(uri->valuestring, "data:", 5)) continue;
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", base_dir, uri->valuestring) >= sizeof path)
+            continue;
+        sinew_result r = io_add_source(doc, path, err);
+        if (r) return r;
+    }
+    return SINEW_OK;
 }
 
 static sinew_result load_bytes(const uint8_t *data, size_t size, const sinew_load_options *opt,
@@ -119,6 +161,7 @@ static sinew_result load_bytes(const uint8_t *data, size_t size, const sinew_loa
     if (!r) r = io_validate_top(doc, err); /* asset, required extensions, array shapes */
     if (!r) r = io_load_buffers(doc, bin, bin_size, has_bin, base_dir, err);
     if (!r) r = io_validate(doc, err); /* everything the model view and writer read */
+    if (!r) r = add_image_sources(doc, base_dir, err);
     if (r) {
         sinew_document_free(doc);
         return r;
@@ -167,6 +210,10 @@ sinew_result sinew_document_load_file(const char *path, const sinew_load_options
     }
     r = load_bytes(data, size, options, name, base, out, err);
     sinew_free(&tmp.alloc, data);
+    if (r == SINEW_OK && (r = io_add_source(*out, path, err)) != SINEW_OK) {
+        sinew_document_free(*out);
+        *out = NULL;
+    }
     return r;
 }
 

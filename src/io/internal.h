@@ -37,6 +37,8 @@ struct sinew_document {
     int32_t edit_buffer; /* buffer that edits append to, -1 until the first edit */
     uint32_t warning_count;
     char **warnings;
+    uint32_t source_count; /* the files it was read from (sinew_document_source) */
+    char **sources;
 };
 
 /* document.c */
@@ -47,6 +49,8 @@ void io_warn(sinew_document *doc, const char *fmt, ...)
     ;
 char *io_strdup(const sinew_allocator *a, const char *s);
 sinew_document *io_document_new(const sinew_allocator *a, const char *name);
+/* Records `path` as one of the files the document was read from. */
+sinew_result io_add_source(sinew_document *doc, const char *path, sinew_error *err);
 /* Appends an empty buffer slot; returns its index or -1 (out of memory). */
 int32_t io_buffer_add(sinew_document *doc);
 

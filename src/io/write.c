@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "io/internal.h"
+#include "sinew/file.h"
 
 /* cJSON prints numbers with 15 digits unless they compare equal only approximately, which
  * loses the last bits of floats; replace every number by raw text with the shortest %g form
@@ -195,93 +196,37 @@ sinew_result sinew_document_copy(const sinew_document *doc, sinew_document **out
     return r;
 }
 
-/* Writes `data` to `path` through a temporary file in the same folder and rename(2), so the
- * target either keeps its old content or gets the whole new one. */
-static sinew_result write_atomic(const char *path, const void *data, size_t size, sinew_error *err)
+sinew_result sinew_document_serialize(const sinew_document *doc, const char *path, void **out,
+                                      size_t *size, sinew_error *err)
 {
-    /* rename(2) would replace a symlink or a device (/dev/stdout) with a regular file: write
-     * through links to their target, and refuse anything that is not a regular file. */
-    char target[PATH_MAX];
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        if (!realpath(path, target)) {
-            /* A dangling link: create its target (relative to the link's folder). */
-            char dest[PATH_MAX];
-            ssize_t n = readlink(path, dest, sizeof dest - 1);
-            if (n <= 0)
-                return sinew_error_set(err, SINEW_ERR_IO, "cannot resolve the link '%s': %s", path,
-                                       strerror(errno));
-            dest[n] = 0;
-            const char *slash = strrchr(path, '/');
-            int len = dest[0] == '/' || !slash
-                          ? snprintf(target, sizeof target, "%s", dest)
-                          : snprintf(target, sizeof target, "%.*s/%.*s", (int)(slash - path), path,
-                                     (int)(sizeof target / 2), dest);
-            if (len < 0 || (size_t)len >= sizeof target)
-                return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: path is too long", path);
-        }
-        path = target;
-    }
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                               "'%s' exists and is not a regular file: not replaced", path);
-    char tmp[4096];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >= sizeof tmp)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: path is too long", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return sinew_error_set(err, SINEW_ERR_IO, "cannot create a temporary file next to '%s': %s",
-                               path, strerror(errno));
-    const uint8_t *p = data;
-    size_t left = size;
-    int ok = 1;
-    while (left > 0 && ok) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            ok = 0;
-            break;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    int saved = errno;
-    if (ok && fchmod(fd, 0644) != 0) ok = 0, saved = errno;
-    if (close(fd) != 0 && ok) ok = 0, saved = errno;
-    if (ok && rename(tmp, path) != 0) ok = 0, saved = errno;
-    if (!ok) {
-        unlink(tmp);
-        return sinew_error_set(err, SINEW_ERR_IO, "cannot write '%s': %s", path, strerror(saved));
-    }
+    if (out) *out = NULL;
+    if (size) *size = 0;
+    if (!doc || !path || !out || !size)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_serialize: NULL");
+    const size_t n = strlen(path);
+    if (!(n >= 5 && !strcmp(path + n - 5, ".gltf")))
+        return sinew_document_write_glb_memory(doc, out, size, err);
+    cJSON *json;
+    uint8_t *bin;
+    size_t bin_size;
+    sinew_result r = pack(doc, 1, &json, &bin, &bin_size, err);
+    if (r) return r;
+    free(bin);
+    char *text = cJSON_Print(json);
+    cJSON_Delete(json);
+    if (!text) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    *out = text;
+    *size = strlen(text);
     return SINEW_OK;
 }
 
 sinew_result sinew_document_write_file(const sinew_document *doc, const char *path,
                                        sinew_error *err)
 {
-    if (!doc || !path)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_write_file: NULL");
-    size_t n = strlen(path);
-    int gltf = n >= 5 && !strcmp(path + n - 5, ".gltf");
     void *data;
     size_t size;
-    sinew_result r;
-    if (gltf) {
-        cJSON *json;
-        uint8_t *bin;
-        size_t bin_size;
-        if ((r = pack(doc, 1, &json, &bin, &bin_size, err))) return r;
-        free(bin);
-        char *text = cJSON_Print(json);
-        cJSON_Delete(json);
-        if (!text)
-            return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
-        data = text;
-        size = strlen(text);
-    } else if ((r = sinew_document_write_glb_memory(doc, &data, &size, err))) {
-        return r;
-    }
-    r = write_atomic(path, data, size, err);
+    sinew_result r = sinew_document_serialize(doc, path, &data, &size, err);
+    if (r == SINEW_OK) r = sinew_file_write_atomic(path, data, size, err);
     free(data);
     return r;
 }

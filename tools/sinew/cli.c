@@ -1,6 +1,7 @@
 /* Shared CLI plumbing: exit codes, argument parsing, messages. */
 #include "cli.h"
 
+#include "sinew/file.h"
 #include "sinew/metrics.h"
 
 #include <ctype.h>
@@ -10,8 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
@@ -91,28 +90,7 @@ const char *cli_option_value(const char *command, int argc, char **argv, int *i)
 int cli_write_text_atomic(const char *path, const char *text)
 {
     if (!strcmp(path, "-")) return fputs(text, stdout) >= 0 && fputc('\n', stdout) != EOF;
-    size_t n = strlen(path) + 16;
-    char *tmp = malloc(n);
-    if (!tmp) return 0;
-    snprintf(tmp, n, "%s.tmpXXXXXX", path); /* beside path: rename stays on one file system */
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(tmp);
-        return 0;
-    }
-    fchmod(fd, 0644); /* mkstemp makes it private; the outputs are ordinary files */
-    FILE *f = fdopen(fd, "wb");
-    int ok = f && fputs(text, f) >= 0;
-    if (f)
-        ok = (fclose(f) == 0) && ok;
-    else
-        close(fd);
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        ok = 0;
-    }
-    free(tmp);
-    return ok;
+    return sinew_file_write_atomic(path, text, strlen(text), NULL) == SINEW_OK;
 }
 
 /* A string or number as cJSON prints it (escaping, shortest exact number); 0 on failure. */
@@ -187,11 +165,3 @@ uint32_t cli_mark_tail_skin(const sinew_model *model, uint8_t *mask)
     return n;
 }
 
-int cli_same_file(const char *a, const char *b)
-{
-    if (!strcmp(a, b)) return 1;
-    struct stat sa, sb;
-    /* The same inode, whatever the spelling, a symlink or a hard link. */
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}

@@ -47,10 +47,8 @@ int cli_parse_uint(const char *text, unsigned long min, unsigned long max, unsig
  * NULL after printing a usage error when it is missing. */
 const char *cli_option_value(const char *command, int argc, char **argv, int *i);
 
-/* Writes `text` to `path` whole or not at all: into a temporary file in the same folder
- * (mode 0644), flushed and closed, then renamed over `path`. Returns 1 on success; on
- * failure 0, with the temporary file removed and any existing `path` untouched. "-" writes
- * to standard output. */
+/* Writes `text` to `path` whole or not at all (sinew_file_write_atomic). Returns 1 on
+ * success; on failure 0, with any existing `path` untouched. "-" writes to standard output. */
 int cli_write_text_atomic(const char *path, const char *text);
 
 /* `root` as JSON text that reads as a table: one member of the top-level object per line,
@@ -63,8 +61,5 @@ char *cli_json_print(const cJSON *root);
  * (Tail_1, b_Tail01, Tail3). Returns how many tail joints the skin has. */
 uint32_t cli_mark_tail_skin(const sinew_model *model, uint8_t *mask);
 
-/* 1 when the two paths name one existing file (or are spelled the same): an output that
- * names an input is refused, since inputs are never modified. */
-int cli_same_file(const char *a, const char *b);
 
 #endif

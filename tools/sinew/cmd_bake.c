@@ -5,6 +5,7 @@
 
 #include "bake_cli.h"
 #include "cli.h"
+#include "outputs.h"
 #include "commands.h"
 #include "sinew/document.h"
 
@@ -48,11 +49,14 @@ int cmd_bake(int argc, char **argv)
     sinew_model *model = NULL;
     sinew_bake_track *summaries = NULL;
     int code = CLI_EXIT_OK;
+    cli_output outs[1] = {{"-o", out, NULL, 0}};
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK ||
         sinew_model_from_document(doc, NULL, &model, &err) != SINEW_OK) {
         code = cli_report("bake", &err);
         goto done;
     }
+    const sinew_document *inputs[1] = {doc};
+    if ((code = cli_outputs_check("bake", outs, 1, inputs, 1, NULL, 0)) != CLI_EXIT_OK) goto done;
     summaries = calloc(model->clip_count + 1, sizeof *summaries);
     sinew_bake_options options = {0};
     options.params = &params;
@@ -60,13 +64,15 @@ int cmd_bake(int argc, char **argv)
         sinew_error_set(&err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
         code = cli_report("bake", &err);
     } else if (sinew_bake_all(doc, model, &options, summaries, &err) != SINEW_OK ||
-               sinew_document_write_file(doc, out, &err) != SINEW_OK) {
+               sinew_document_serialize(doc, out, &outs[0].data, &outs[0].size, &err) !=
+                   SINEW_OK) {
         code = cli_report("bake", &err);
-    } else {
+    } else if ((code = cli_outputs_write("bake", outs, 1)) == CLI_EXIT_OK) {
         printf("%s: baked %u clips -> %s\n", in, model->clip_count, out);
         bake_cli_print(model, summaries);
     }
 done:
+    cli_outputs_free(outs, 1);
     free(summaries);
     sinew_model_free(model);
     sinew_document_free(doc);

@@ -1,12 +1,10 @@
 /* sinew convert IN OUT: load, validate and write back (the io round trip). */
-/* realpath(3) is XSI. */
-#define _XOPEN_SOURCE 700
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "outputs.h"
 #include "commands.h"
 #include "sinew/document.h"
 
@@ -39,20 +37,20 @@ int cmd_convert(int argc, char **argv)
         usage(stderr);
         return CLI_EXIT_USAGE;
     }
-    char a[PATH_MAX], b[PATH_MAX];
-    if (realpath(paths[0], a) && realpath(paths[1], b) && !strcmp(a, b))
-        return cli_usage_error("convert", "OUT is the same file as IN (IN is never modified)");
     sinew_error err = {0};
     sinew_document *doc = NULL;
     if (sinew_document_load_file(paths[0], NULL, &doc, &err)) return cli_report("convert", &err);
-    for (uint32_t i = 0; i < sinew_document_warning_count(doc); i++)
-        fprintf(stderr, "sinew convert: warning: %s\n", sinew_document_warning(doc, i));
-    sinew_result r = sinew_document_write_file(doc, paths[1], &err);
-    sinew_document_free(doc);
-    if (r) {
-        /* The input was fine: a write failure is not a bad input file. */
-        if (r == SINEW_ERR_IO) err.code = SINEW_ERR_INTERNAL;
-        return cli_report("convert", &err);
+    cli_output outs[1] = {{"OUT", paths[1], NULL, 0}};
+    const sinew_document *inputs[1] = {doc};
+    int code = cli_outputs_check("convert", outs, 1, inputs, 1, NULL, 0);
+    if (code == CLI_EXIT_OK) {
+        for (uint32_t i = 0; i < sinew_document_warning_count(doc); i++)
+            fprintf(stderr, "sinew convert: warning: %s\n", sinew_document_warning(doc, i));
+        if (sinew_document_serialize(doc, paths[1], &outs[0].data, &outs[0].size, &err))
+            code = cli_report("convert", &err);
+        else
+            code = cli_outputs_write("convert", outs, 1);
     }
-    return CLI_EXIT_OK;
+    sinew_document_free(doc);
+    return code;
 }

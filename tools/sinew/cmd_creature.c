@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "outputs.h"
 #include "commands.h"
 #include "sinew/creature.h"
 #include "sinew/document.h"
@@ -204,8 +205,9 @@ int cmd_creature(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     if (!out) return cli_usage_error("creature", "missing -o OUT.glb");
-    if (truth_path && !strcmp(truth_path, out))
-        return cli_usage_error("creature", "--truth and -o name the same file");
+    cli_output outs[2] = {{"-o", out, NULL, 0}, {"--truth", truth_path, NULL, 0}};
+    if (cli_outputs_check("creature", outs, 2, NULL, 0, NULL, 0) != CLI_EXIT_OK)
+        return CLI_EXIT_USAGE;
 
     sinew_error err = {0};
     sinew_model *model = NULL;
@@ -214,24 +216,18 @@ int cmd_creature(int argc, char **argv)
                                    : sinew_creature_build(kind, &opt, &model, &truth, &err);
     if (built) return cli_report("creature", &err);
 
-    /* The truth's text first, then the model (written atomically), then the truth (atomically);
-     * the model is removed again when the truth cannot be written: a failure leaves neither
-     * output half-written. */
-    char *truth_text = truth_path ? truth_json(&truth) : NULL;
+    /* The model and the truth are written together or not at all. */
     sinew_document *doc = NULL;
-    sinew_result r = SINEW_OK;
-    if (truth_path && !truth_text)
-        r = sinew_error_set(&err, SINEW_ERR_INTERNAL, "%s: cannot write the truth", truth_path);
-    if (r == SINEW_OK) r = sinew_document_from_model(model, &doc, &err);
-    if (r == SINEW_OK) r = sinew_document_write_file(doc, out, &err);
-    if (r == SINEW_OK && truth_path && !cli_write_text_atomic(truth_path, truth_text)) {
-        remove(out);
-        r = sinew_error_set(&err, SINEW_ERR_INTERNAL, "%s: cannot write the truth", truth_path);
+    sinew_result r = sinew_document_from_model(model, &doc, &err);
+    if (r == SINEW_OK) r = sinew_document_serialize(doc, out, &outs[0].data, &outs[0].size, &err);
+    if (r == SINEW_OK && truth_path) {
+        if ((outs[1].data = truth_json(&truth)) != NULL)
+            outs[1].size = strlen(outs[1].data);
+        else
+            r = sinew_error_set(&err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", truth_path);
     }
-    cJSON_free(truth_text);
-    if (r != SINEW_OK) {
-        if (r == SINEW_ERR_IO) err.code = SINEW_ERR_INTERNAL;
-    } else {
+    int code = r == SINEW_OK ? cli_outputs_write("creature", outs, 2) : cli_report("creature", &err);
+    if (code == CLI_EXIT_OK) {
         if (seed_text)
             printf("random %s: %u vertices, %u triangles, %u joints, %u clips (", seed_text,
                    model->mesh.vertex_count, model->mesh.triangle_count, model->skin.joint_count,
@@ -248,8 +244,9 @@ int cmd_creature(int argc, char **argv)
         printf(" -> %s%s%s\n", out, truth_path ? ", truth -> " : "", truth_path ? truth_path : "");
         if (seed_text) printf("  %s\n", truth.description);
     }
+    cli_outputs_free(outs, 2);
     sinew_document_free(doc);
     sinew_model_free(model);
     sinew_creature_truth_free(&truth);
-    return r == SINEW_OK ? CLI_EXIT_OK : cli_report("creature", &err);
+    return code;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "outputs.h"
 #include "commands.h"
 #include "sinew/document.h"
 #include "render_cli.h"
@@ -165,6 +166,11 @@ int cmd_render(int argc, char **argv)
     sinew_error err = {0};
     for (int i = 0; i < a.file_count && code == CLI_EXIT_OK; i++)
         code = load_panel(&a, i, &docs[i], &models[i], &panels[i], &err);
+    if (code == CLI_EXIT_OK) {
+        const cli_output out = {"-o", a.out, NULL, 0};
+        code = cli_outputs_check("render", &out, 1, (const sinew_document *const *)docs,
+                                 a.file_count, NULL, 0);
+    }
     if (code == CLI_EXIT_OK) {
         render_style style = {a.view, (uint32_t)a.width, (uint32_t)a.height, a.bones, a.tail,
                               a.heat, ">= 3% diagonal"};

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "outputs.h"
 #include "commands.h"
 #include "sinew/document.h"
 #include "sinew/solve.h"
@@ -67,13 +68,6 @@ static double now_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int same_file(const char *a, const char *b)
-{
-    char ra[PATH_MAX], rb[PATH_MAX];
-    if (!strcmp(a, b)) return 1;
-    return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
 }
 
 typedef struct clip_run {
@@ -157,8 +151,8 @@ static cJSON *json_clip(const sinew_solve_clip_result *r, double seconds)
     return o;
 }
 
-/* Writes the report whole or not at all (cli_write_text_atomic); 1 on success. */
-static int write_report(const char *path, const char *source, const char *target, int control,
+/* The report as JSON text (malloc'ed), or NULL when out of memory. */
+static char *report_text(const char *source, const char *target, int control,
                         int rotation_only, int no_align, const sinew_correspondence_stats *cs,
                         const clip_run *runs, uint32_t nruns, const sinew_solve_quality *all,
                         const sinew_solve_quality *all_free)
@@ -217,9 +211,7 @@ static int write_report(const char *path, const char *source, const char *target
     if (rotation_only) cJSON_AddItemToObject(root, "overall_free", json_quality(all_free));
     char *text = cli_json_print(root);
     cJSON_Delete(root);
-    int ok = text && cli_write_text_atomic(path, text);
-    free(text);
-    return ok;
+    return text;
 }
 
 int cmd_solve(int argc, char **argv)
@@ -279,17 +271,8 @@ int cmd_solve(int argc, char **argv)
         return cli_usage_error(CMD, "--target is required (or --control)");
     if (!control && !out_path) return cli_usage_error(CMD, "-o OUT.glb is required");
     const char *rig_path = control ? source_path : target_path;
-    const char *outs[3] = {out_path, report_path, heatmap_path};
-    for (int i = 0; i < 3; i++) {
-        if (!outs[i]) continue;
-        if (same_file(outs[i], source_path) || same_file(outs[i], rig_path))
-            return cli_usage_error(CMD, "output '%s' is an input file (inputs are never modified)",
-                                   outs[i]);
-        for (int k = i + 1; k < 3; k++)
-            if (outs[k] && same_file(outs[i], outs[k]))
-                return cli_usage_error(CMD, "two outputs are the same file '%s'", outs[i]);
-    }
-
+    cli_output outs[3] = {
+        {"-o", out_path, NULL, 0}, {"--heatmap", heatmap_path, NULL, 0}, {"--report", report_path, NULL, 0}};
     sinew_error err = {0};
     int code = CLI_EXIT_OK;
     sinew_document *src_doc = NULL, *rig_doc = NULL;
@@ -313,6 +296,8 @@ int cmd_solve(int argc, char **argv)
         code = cli_report(CMD, &err);
         goto done;
     }
+    const sinew_document *inputs[2] = {src_doc, rig_doc};
+    if ((code = cli_outputs_check(CMD, outs, 3, inputs, 2, NULL, 0)) != CLI_EXIT_OK) goto done;
     if (src->clip_count == 0) {
         fprintf(stderr, "sinew %s: %s has no animations to solve\n", CMD, source_path);
         code = CLI_EXIT_BAD_INPUT;
@@ -456,8 +441,8 @@ int cmd_solve(int argc, char **argv)
                (double)r->times[r->quality.worst_frame], r->quality.worst_vertex);
     }
 
-    /* Outputs: the target with the clips, the heatmap, the report; each written whole or not
-     * at all. */
+    /* Outputs: the target with the clips, the heatmap, the report; written together or not at
+     * all. */
     if (out_path) {
         for (uint32_t c = 0; c < nruns; c++)
             if (sinew_solve_write_clip(rig_doc, rig, &runs[c].res, runs[c].clip->name, replace,
@@ -469,8 +454,7 @@ int cmd_solve(int argc, char **argv)
         snprintf(note, sizeof note, "%u clip(s) solved from the skinned surface (%s), Q %.2f%%",
                  nruns, rotation_only ? "rotation-only" : "free", 100.0 * all.q);
         sinew_document_set_note(rig_doc, "solve", note, NULL);
-        if (sinew_document_write_file(rig_doc, out_path, &err)) {
-            err.code = SINEW_ERR_INTERNAL;
+        if (sinew_document_serialize(rig_doc, out_path, &outs[0].data, &outs[0].size, &err)) {
             code = cli_report(CMD, &err);
             goto done;
         }
@@ -500,10 +484,8 @@ int cmd_solve(int argc, char **argv)
             sinew_document_set_note(
                 heat, "solve_heatmap",
                 "COLOR_0 = worst solve error: blue 0, red >= 3% of the diagonal", NULL);
-        if (ok && sinew_document_write_file(heat, heatmap_path, &err)) {
-            err.code = SINEW_ERR_INTERNAL;
+        if (ok && sinew_document_serialize(heat, heatmap_path, &outs[1].data, &outs[1].size, &err))
             ok = 0;
-        }
         free(rgba);
         sinew_document_free(heat);
         if (!ok) {
@@ -511,14 +493,20 @@ int cmd_solve(int argc, char **argv)
             goto done;
         }
     }
-    if (report_path && !write_report(report_path, source_path, rig_path, control, rotation_only,
-                                     no_align, &cs, runs, nruns, &all, &all_free)) {
-        fprintf(stderr, "sinew %s: could not write the report %s\n", CMD, report_path);
-        code = CLI_EXIT_INTERNAL;
-        goto done;
+    if (report_path) {
+        outs[2].data = report_text(source_path, rig_path, control, rotation_only, no_align, &cs,
+                                   runs, nruns, &all, &all_free);
+        if (!outs[2].data) {
+            fprintf(stderr, "sinew %s: out of memory writing the report\n", CMD);
+            code = CLI_EXIT_INTERNAL;
+            goto done;
+        }
+        outs[2].size = strlen(outs[2].data);
     }
+    if ((code = cli_outputs_write(CMD, outs, 3)) != CLI_EXIT_OK) goto done;
 
 done:
+    cli_outputs_free(outs, 3);
     if (runs)
         for (uint32_t c = 0; c < nruns; c++) {
             sinew_solve_clip_result_free(&runs[c].res, NULL);

@@ -10,6 +10,7 @@
 #include "bake_cli.h"
 #include "cli.h"
 #include "commands.h"
+#include "outputs.h"
 #include "sinew/document.h"
 #include "sinew/pipeline.h"
 #include "tail_cli.h"
@@ -117,11 +118,6 @@ int cmd_tail(int argc, char **argv)
     }
     if (!in) return cli_usage_error("tail", "missing input file");
     if (!out) return cli_usage_error("tail", "missing -o OUT");
-    if (cli_same_file(in, out))
-        return cli_usage_error("tail", "-o names the input file %s (inputs are never modified)",
-                               in);
-    if (report_path && (cli_same_file(report_path, in) || cli_same_file(report_path, out)))
-        return cli_usage_error("tail", "--report names the input or the output file");
     opt.rig.chain_pieces = pieces;
     opt.rig.skip_pieces = skips;
     opt.bake.params = &params;
@@ -132,28 +128,35 @@ int cmd_tail(int argc, char **argv)
     sinew_tail_result run;
     memset(&run, 0, sizeof run);
     int code = CLI_EXIT_OK;
+    cli_output outs[2] = {{"-o", out, NULL, 0}, {"--report", report_path, NULL, 0}};
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK) {
         code = cli_report("tail", &err);
         goto done;
     }
+    const sinew_document *inputs[1] = {doc};
+    if ((code = cli_outputs_check("tail", outs, 2, inputs, 1, NULL, 0)) != CLI_EXIT_OK) goto done;
     if (sinew_tail_run(doc, &opt, &run, &err) != SINEW_OK ||
-        sinew_document_write_file(doc, out, &err) != SINEW_OK) {
+        sinew_document_serialize(doc, out, &outs[0].data, &outs[0].size, &err) != SINEW_OK) {
         if (err.code == SINEW_ERR_ARGUMENT) err.code = SINEW_ERR_FORMAT; /* the file's fault */
         code = cli_report("tail", &err);
         goto done;
     }
-    if (report_path && !tail_cli_write_report(report_path, &run, in, out, mode)) {
-        fprintf(stderr, "sinew tail: could not write the report %s\n", report_path);
-        remove(out); /* no partial output: the report was asked for and failed */
-        code = CLI_EXIT_INTERNAL;
-        goto done;
+    if (report_path) {
+        if (!(outs[1].data = tail_cli_report_text(&run, in, out, mode))) {
+            fprintf(stderr, "sinew tail: out of memory writing the report\n");
+            code = CLI_EXIT_INTERNAL;
+            goto done;
+        }
+        outs[1].size = strlen(outs[1].data);
     }
+    if ((code = cli_outputs_write("tail", outs, 2)) != CLI_EXIT_OK) goto done;
     if (json) {
         if (!tail_cli_write_report("-", &run, in, out, mode)) code = CLI_EXIT_INTERNAL;
     } else {
         tail_cli_print(in, &run, verbose);
     }
 done:
+    cli_outputs_free(outs, 2);
     sinew_tail_result_free(&run);
     sinew_document_free(doc);
     return code;

@@ -158,14 +158,21 @@ static cJSON *report_json(const sinew_tail_result *run, const char *in, const ch
     return root;
 }
 
+char *tail_cli_report_text(const sinew_tail_result *run, const char *in, const char *out,
+                           const char *mode)
+{
+    cJSON *json = report_json(run, in, out, mode);
+    char *text = json ? cJSON_Print(json) : NULL; /* cJSON's default hooks: malloc */
+    cJSON_Delete(json);
+    return text;
+}
+
 int tail_cli_write_report(const char *path, const sinew_tail_result *run, const char *in,
                           const char *out, const char *mode)
 {
-    cJSON *json = report_json(run, in, out, mode);
-    char *text = json ? cJSON_Print(json) : NULL;
+    char *text = tail_cli_report_text(run, in, out, mode);
     int ok = text && cli_write_text_atomic(path, text);
-    cJSON_free(text);
-    cJSON_Delete(json);
+    free(text);
     return ok;
 }
 

@@ -22,8 +22,11 @@ extern const char *tail_cli_legend;
  * when checked; `verbose` adds the landmarks (legs, pelvis, head, thighs, spine). */
 void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose);
 
-/* Writes the findings as JSON (an "appendages" list, the landmarks, the check; `in`, `out`
- * and `mode` recorded as given) to `path`, whole or not at all. Returns 1 on success. */
+/* The findings as JSON text (an "appendages" list, the landmarks, the check; `in`, `out`
+ * and `mode` recorded as given), malloc'ed (free it with free()); NULL when out of memory. */
+char *tail_cli_report_text(const sinew_tail_result *run, const char *in, const char *out,
+                           const char *mode);
+/* The same written to `path`, whole or not at all ("-": standard output). 1 on success. */
 int tail_cli_write_report(const char *path, const sinew_tail_result *run, const char *in,
                           const char *out, const char *mode);
 

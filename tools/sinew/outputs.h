@@ -1,0 +1,36 @@
+/* The files one command writes: never an input, and written together or not at all. */
+#ifndef SINEW_CLI_OUTPUTS_H
+#define SINEW_CLI_OUTPUTS_H
+
+#include <stddef.h>
+
+#include "sinew/document.h"
+
+/* One file a command writes. */
+typedef struct cli_output {
+    const char *option; /* how the user named it, for messages: "-o", "--report" */
+    const char *path;   /* "-" = standard output; NULL = not asked for (skipped) */
+    void *data;         /* malloc'ed bytes, freed by cli_outputs_free */
+    size_t size;
+} cli_output;
+
+#define CLI_MAX_OUTPUTS 4
+
+/* CLI_EXIT_OK when every output names a file of its own: none of the files the inputs were
+ * read from (the input, its external buffers and images: sinew_document_source) and no
+ * other output. Otherwise prints a usage error and returns CLI_EXIT_USAGE: inputs are never
+ * modified. `input_paths` (may be NULL) are inputs not loaded as documents. */
+int cli_outputs_check(const char *command, const cli_output *outs, int count,
+                      const sinew_document *const *inputs, int input_count,
+                      const char *const *input_paths, int path_count);
+
+/* Writes every output whole, all or none: each is staged beside its target, and only when all
+ * are staged are they renamed into place. SIGINT, SIGTERM and SIGHUP meanwhile remove what
+ * is staged before the process ends. On failure prints which output could not be written
+ * and returns CLI_EXIT_INTERNAL, with no output changed. Frees the outputs' data. */
+int cli_outputs_write(const char *command, cli_output *outs, int count);
+
+/* Frees the outputs' data (for a command that fails before writing). */
+void cli_outputs_free(cli_output *outs, int count);
+
+#endif
