@@ -81,6 +81,8 @@ sinew_result io_glb_split(const sinew_document *doc, const uint8_t *data, size_t
 int io_is_glb(const void *data, size_t size);
 
 /* buffers.c */
+/* repair.c: repairs skin weights with one sensible reading, with warnings (after io_validate). */
+sinew_result io_repair_weights(sinew_document *doc, sinew_error *err);
 sinew_result io_load_buffers(sinew_document *doc, const uint8_t *bin, size_t bin_size, int has_bin,
                              const char *base_dir, sinew_error *err);
 /* Reads a whole file with the document's allocator; `what` names it in messages. */

@@ -297,8 +297,8 @@ static sinew_result check_primitive(sinew_document *doc, uint32_t m, uint32_t p,
     uint64_t mode;
     sinew_result r = io_get_uint(doc, ctx, prim, "mode", 4, 6, &mode, err);
     if (r) return r;
-    io_accessor pos, acc, w[2];
-    int has_pos, present, has_w[2] = {0, 0};
+    io_accessor pos, acc;
+    int has_pos, present;
     if ((r = get_accessor(doc, ctx, attrs, "POSITION", 0, &pos, &has_pos, err))) return r;
     const cJSON *a;
     uint32_t vcount = has_pos ? pos.count : 0;
@@ -318,18 +318,15 @@ static sinew_result check_primitive(sinew_document *doc, uint32_t m, uint32_t p,
                 return sinew_error_set(err, SINEW_ERR_FORMAT,
                                        "%s: %s: %s must be VEC4 of unsigned byte or short",
                                        doc->name, ctx, a->string);
-            if (attr_is(a->string, "WEIGHTS", s)) {
-                if (acc.components != 4 || acc.rows != 4 ||
-                    !(acc.component_type == IO_FLOAT ||
-                      (acc.normalized &&
-                       (acc.component_type == IO_UBYTE || acc.component_type == IO_USHORT))))
-                    return sinew_error_set(err, SINEW_ERR_FORMAT,
-                                           "%s: %s: %s must be VEC4 of float or normalized "
-                                           "unsigned byte/short",
-                                           doc->name, ctx, a->string);
-                w[s] = acc;
-                has_w[s] = 1;
-            }
+            if (attr_is(a->string, "WEIGHTS", s) &&
+                (acc.components != 4 || acc.rows != 4 ||
+                 !(acc.component_type == IO_FLOAT ||
+                   (acc.normalized &&
+                    (acc.component_type == IO_UBYTE || acc.component_type == IO_USHORT)))))
+                return sinew_error_set(err, SINEW_ERR_FORMAT,
+                                       "%s: %s: %s must be VEC4 of float or normalized "
+                                       "unsigned byte/short",
+                                       doc->name, ctx, a->string);
         }
     }
     if (has_pos) {
@@ -366,41 +363,7 @@ static sinew_result check_primitive(sinew_document *doc, uint32_t m, uint32_t p,
         static const char *const names[] = {"points", "lines", "line loop", "line strip"};
         io_warn(doc, "%s: %s: %s primitive ignored by the model view", doc->name, ctx, names[mode]);
     }
-    /* Weights: finite and non-negative; sums off by more than 1e-3 are normalised by the model
-     * view (CesiumMan, RobotExpressive), which the user should hear about. */
-    if (has_w[0]) {
-        float *w0 = NULL, *w1 = NULL;
-        if ((r = finite_floats(doc, ctx, "WEIGHTS_0", &w[0], &w0, err))) return r;
-        if (has_w[1] && (r = finite_floats(doc, ctx, "WEIGHTS_1", &w[1], &w1, err))) {
-            sinew_free(&doc->alloc, w0);
-            return r;
-        }
-        uint32_t off = 0, zero = 0;
-        for (uint32_t v = 0; v < vcount && !r; v++) {
-            double sum = 0;
-            for (int k = 0; k < 8 && !r; k++) {
-                float x = k < 4 ? w0[v * 4 + (uint32_t)k] : w1 ? w1[v * 4 + (uint32_t)k - 4] : 0;
-                if (x < 0)
-                    r = sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
-                                        "%s: %s: vertex %u has a negative weight %g", doc->name,
-                                        ctx, v, (double)x);
-                sum += x;
-            }
-            if (sum == 0)
-                zero++;
-            else if (fabs(sum - 1.0) > 1e-3)
-                off++;
-        }
-        sinew_free(&doc->alloc, w0);
-        sinew_free(&doc->alloc, w1);
-        if (r) return r;
-        if (off)
-            io_warn(doc, "%s: %s: weights of %u vertices do not sum to 1: normalised", doc->name,
-                    ctx, off);
-        if (zero)
-            io_warn(doc, "%s: %s: %u vertices have no weight: bound to joint 0", doc->name, ctx,
-                    zero);
-    }
+    /* Weights' values (NaN, negative, off a sum of 1) are repaired after validation. */
     const cJSON *targets = cJSON_GetObjectItemCaseSensitive(prim, "targets");
     if (targets && !cJSON_IsArray(targets))
         return sinew_error_set(err, SINEW_ERR_FORMAT, "%s: %s: targets is not an array", doc->name,

@@ -7,6 +7,7 @@
 
 #include "fixture.h"
 #include "sinew/document.h"
+#include "sinew/model.h"
 
 typedef struct bad_case {
     const char *name;
@@ -225,10 +226,6 @@ static void j_mesh_index(fixture *fx)
 {
     fx_set(fx, "nodes/2", "mesh", "5");
 }
-static void j_neg_weight(fixture *fx)
-{
-    fput(fx, FX_WEIGHTS + 4, -0.25f);
-}
 static void j_dup_joint(fixture *fx)
 {
     fx_set(fx, "skins/0", "joints", "[1,1]");
@@ -329,8 +326,6 @@ static const bad_case cases[] = {
     {"output count", j_out_count, NULL, 0, SINEW_ERR_FORMAT, "has 2 values for 3 keys"},
     {"mesh index", j_mesh_index, NULL, 0, SINEW_ERR_FORMAT,
      "node 2: mesh 5 does not exist (the file has 1)"},
-    {"negative weight", j_neg_weight, NULL, 0, SINEW_ERR_INVALID_VALUE,
-     "vertex 0 has a negative weight"},
     {"joint listed twice", j_dup_joint, NULL, 0, SINEW_ERR_FORMAT, "node 1 is listed twice"},
     {"sparse past its view", j_sparse_index, NULL, 0, SINEW_ERR_FORMAT,
      "accessor 0 sparse: bufferView 2 range 14+3 exceeds its length 16"},
@@ -393,6 +388,60 @@ static void test_corpus(void **state)
         free(bytes);
     }
     rmdir(dir);
+}
+
+/* Weights with one sensible reading are repaired, not refused (players play such files): a
+ * NaN and a negative weight become 0, a joint listed twice is one slot with the sum, those
+ * vertices are renormalised; the warnings say what changed and how often, the model view has
+ * the repaired weights, and the file written from the document carries them. */
+static void test_repairs_weights(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx);
+    fput(&fx, FX_WEIGHTS + 4, NAN);           /* vertex 0: 0.75 on joint 0, NaN on joint 1 */
+    fput(&fx, FX_WEIGHTS + 16 + 4, -0.25f);   /* vertex 1: 0.75 on joint 0, -0.25 on joint 1 */
+    fx.bin[FX_JOINTS + 8] = 1;                /* vertex 2: joint 1 twice, 0.5 each */
+    fx.bin[FX_JOINTS + 8 + 1] = 1;
+    fput(&fx, FX_WEIGHTS + 32, 0.5f);
+    fput(&fx, FX_WEIGHTS + 32 + 4, 0.5f);
+    size_t size;
+    uint8_t *bytes = fixture_glb(&fx, &size);
+    fixture_free(&fx);
+    sinew_load_options opt = {.display_name = "wasp.glb"};
+    sinew_document *doc = NULL;
+    sinew_error err = {0};
+    if (sinew_document_load_memory(bytes, size, &opt, &doc, &err)) fail_msg("%s", err.message);
+    free(bytes);
+    int bad = 0, twice = 0;
+    for (uint32_t i = 0; i < sinew_document_warning_count(doc); i++) {
+        const char *w = sinew_document_warning(doc, i);
+        bad |= strstr(w, "2 weights were NaN, infinite or negative: set to 0") != NULL;
+        twice |= strstr(w, "1 vertices list one joint twice") != NULL;
+    }
+    assert_true(bad && twice);
+    sinew_model *m = NULL;
+    if (sinew_model_from_document(doc, NULL, &m, &err)) fail_msg("%s", err.message);
+    const float *w = m->mesh.influence_weights;
+    const uint16_t *j = m->mesh.influence_joints;
+    for (int v = 0; v < 3; v++) {
+        assert_int_equal(j[v * SINEW_MAX_INFLUENCES], v < 2 ? 0 : 1);
+        assert_float_equal(w[v * SINEW_MAX_INFLUENCES], 1.0f, 1e-6f);
+        assert_float_equal(w[v * SINEW_MAX_INFLUENCES + 1], 0.0f, 0.0f);
+    }
+    sinew_model_free(m);
+    /* Written and read again: the repaired weights are in the file, nothing left to repair. */
+    void *again = NULL;
+    size_t again_size = 0;
+    assert_int_equal(sinew_document_write_glb_memory(doc, &again, &again_size, &err), SINEW_OK);
+    sinew_document *back = NULL;
+    if (sinew_document_load_memory(again, again_size, NULL, &back, &err))
+        fail_msg("%s", err.message);
+    for (uint32_t i = 0; i < sinew_document_warning_count(back); i++)
+        assert_null(strstr(sinew_document_warning(back, i), "weights were NaN"));
+    free(again);
+    sinew_document_free(back);
+    sinew_document_free(doc);
 }
 
 /* Every truncation of a valid GLB fails cleanly (no crash, no document). */
@@ -511,6 +560,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_repairs_weights),
         cmocka_unit_test(test_truncations),
         cmocka_unit_test(test_external),
         cmocka_unit_test(test_cli),
