@@ -444,6 +444,90 @@ static void test_repairs_weights(void **state)
     sinew_document_free(doc);
 }
 
+/* A 4 MB file whose 400 channels share one million-key time accessor and one virtual output
+ * accessor (no bufferView: a million zeros in no bytes) would make the model view decode
+ * 400 copies, 8 GB; it is refused at once, naming the amplification. */
+static void test_shared_accessors_do_not_amplify(void **state)
+{
+    (void)state;
+    enum { KEYS = 1000000, CHANNELS = 400 };
+    char dir[256], times_path[300];
+    assert_non_null(test_tmpdir(dir, sizeof dir));
+    test_path(times_path, sizeof times_path, dir, "times.bin");
+    FILE *f = fopen(times_path, "wb");
+    assert_non_null(f);
+    for (uint32_t k = 0; k < KEYS; k++) {
+        float t = (float)k / 1000.0f;
+        fwrite(&t, 4, 1, f);
+    }
+    fclose(f);
+    fixture fx;
+    fixture_init(&fx);
+    cJSON_AddItemToArray(fx_at(fx.json, "buffers"),
+                         cJSON_Parse("{\"uri\":\"times.bin\",\"byteLength\":4000000}"));
+    cJSON_AddItemToArray(fx_at(fx.json, "bufferViews"),
+                         cJSON_Parse("{\"buffer\":1,\"byteLength\":4000000}"));
+    fx_set(&fx, "accessors/5", "bufferView", "7");
+    fx_set(&fx, "accessors/5", "count", "1000000");
+    fx_set(&fx, "accessors/5", "max", "[999.999]");
+    fx_del(&fx, "accessors/6", "bufferView");
+    fx_set(&fx, "accessors/6", "count", "1000000");
+    cJSON *channels = fx_at(fx.json, "animations/0/channels");
+    for (int c = 1; c < CHANNELS; c++)
+        cJSON_AddItemToArray(channels, cJSON_Duplicate(cJSON_GetArrayItem(channels, 0), 1));
+    size_t size;
+    uint8_t *bytes = fixture_glb(&fx, &size);
+    fixture_free(&fx);
+    sinew_load_options opt = {.display_name = "amplified.glb", .base_dir = dir};
+    sinew_document *doc = NULL;
+    sinew_error err = {0};
+    sinew_result r = sinew_document_load_memory(bytes, size, &opt, &doc, &err);
+    free(bytes);
+    sinew_model *m = NULL;
+    if (r == SINEW_OK) r = sinew_model_from_document(doc, NULL, &m, &err);
+    assert_int_equal(r, SINEW_ERR_UNSUPPORTED);
+    assert_null(m);
+    assert_non_null(strstr(err.message, "amplified.glb: animation 0's keys would make the model "
+                                        "view hold"));
+    sinew_document_free(doc);
+    remove(times_path);
+    rmdir(dir);
+}
+
+/* A 4 KB file of eight primitives sharing million-vertex virtual accessors (8 million
+ * vertices in no bytes) is refused before the mesh is decoded, not after 1.9 GB. */
+static void test_shared_mesh_accessors_do_not_amplify(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx);
+    for (int a = 0; a < 4; a++) {
+        char path[32];
+        snprintf(path, sizeof path, "accessors/%d", a == 1 ? 3 : a); /* POSITION JOINTS WEIGHTS */
+        fx_del(&fx, path, "bufferView");
+        fx_set(&fx, path, "count", "1000000");
+    }
+    fx_del(&fx, "meshes/0/primitives/0", "indices");
+    cJSON *prims = fx_at(fx.json, "meshes/0/primitives");
+    for (int p = 1; p < 8; p++)
+        cJSON_AddItemToArray(prims, cJSON_Duplicate(cJSON_GetArrayItem(prims, 0), 1));
+    size_t size;
+    uint8_t *bytes = fixture_glb(&fx, &size);
+    fixture_free(&fx);
+    assert_true(size < 8192);
+    sinew_load_options opt = {.display_name = "shared.glb"};
+    sinew_document *doc = NULL;
+    sinew_model *m = NULL;
+    sinew_error err = {0};
+    sinew_result r = sinew_document_load_memory(bytes, size, &opt, &doc, &err);
+    free(bytes);
+    if (r == SINEW_OK) r = sinew_model_from_document(doc, NULL, &m, &err);
+    assert_int_equal(r, SINEW_ERR_UNSUPPORTED);
+    assert_null(m);
+    assert_non_null(strstr(err.message, "shared.glb: the mesh would make the model view hold"));
+    sinew_document_free(doc);
+}
+
 /* Every truncation of a valid GLB fails cleanly (no crash, no document). */
 static void test_truncations(void **state)
 {
@@ -561,6 +645,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus),
         cmocka_unit_test(test_repairs_weights),
+        cmocka_unit_test(test_shared_accessors_do_not_amplify),
+        cmocka_unit_test(test_shared_mesh_accessors_do_not_amplify),
         cmocka_unit_test(test_truncations),
         cmocka_unit_test(test_external),
         cmocka_unit_test(test_cli),
