@@ -1,6 +1,7 @@
 /* Shared CLI plumbing: exit codes, argument parsing, messages. */
 #include "cli.h"
 
+#include "safe_text.h"
 #include "sinew/metrics.h"
 
 #include <ctype.h>
@@ -13,14 +14,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Prints "sinew COMMAND: " and the formatted message, made safe for the terminal whole: the
+ * format is the CLI's own, its arguments are names and paths from files and command lines. */
+static void print_message(const char *command, const char *fmt, va_list ap)
+{
+    char msg[2 * SINEW_ERROR_MESSAGE_MAX], shown[4 * sizeof msg];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    safe_text_write(shown, sizeof shown, msg, 0, 0);
+    fprintf(stderr, "sinew %s: %s\n", command, shown);
+}
+
+void cli_error(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    print_message(command, fmt, ap);
+    va_end(ap);
+}
+
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "sinew %s: ", command);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    print_message(command, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n(see 'sinew %s --help')\n", command);
+    fprintf(stderr, "(see 'sinew %s --help')\n", command);
     return CLI_EXIT_USAGE;
 }
 
@@ -46,8 +64,8 @@ int cli_exit_code(sinew_result r)
 
 int cli_report(const char *command, const sinew_error *err)
 {
-    fprintf(stderr, "sinew %s: %s: %s\n", command, sinew_result_name(err->code),
-            err->message[0] ? err->message : "(no details)");
+    cli_error(command, "%s: %s", sinew_result_name(err->code),
+              err->message[0] ? err->message : "(no details)");
     return cli_exit_code(err->code);
 }
 

@@ -22,8 +22,16 @@ typedef struct cli_command {
     int (*run)(int argc, char **argv);
 } cli_command;
 
-/* Prints "sinew COMMAND: message" to stderr and returns CLI_EXIT_USAGE. */
+/* Prints "sinew COMMAND: message" to stderr as cli_error does and returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Prints "sinew COMMAND: message" to stderr, the whole message made safe for the terminal
+ * (safe_text.h): the one way the CLI prints a message that holds a name or a path. */
+void cli_error(const char *command, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif

@@ -5,6 +5,7 @@
 
 #include "bake_cli.h"
 #include "cli.h"
+#include "safe_text.h"
 #include "commands.h"
 #include "sinew/document.h"
 
@@ -63,7 +64,7 @@ int cmd_bake(int argc, char **argv)
                sinew_document_write_file(doc, out, &err) != SINEW_OK) {
         code = cli_report("bake", &err);
     } else {
-        printf("%s: baked %u clips -> %s\n", in, model->clip_count, out);
+        printf("%s: baked %u clips -> %s\n", safe_text(in).s, model->clip_count, safe_text(out).s);
         bake_cli_print(model, summaries);
     }
 done:

@@ -46,7 +46,7 @@ int cmd_convert(int argc, char **argv)
     sinew_document *doc = NULL;
     if (sinew_document_load_file(paths[0], NULL, &doc, &err)) return cli_report("convert", &err);
     for (uint32_t i = 0; i < sinew_document_warning_count(doc); i++)
-        fprintf(stderr, "sinew convert: warning: %s\n", sinew_document_warning(doc, i));
+        cli_error("convert", "warning: %s", sinew_document_warning(doc, i));
     sinew_result r = sinew_document_write_file(doc, paths[1], &err);
     sinew_document_free(doc);
     if (r) {

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "safe_text.h"
 #include "commands.h"
 #include "sinew/creature.h"
 #include "sinew/document.h"
@@ -198,7 +199,7 @@ int cmd_creature(int argc, char **argv)
     sinew_creature_kind kind =
         seed_text ? SINEW_CREATURE_RANDOM : sinew_creature_kind_from_name(kind_name);
     if (kind == SINEW_CREATURE_INVALID) {
-        fprintf(stderr, "sinew creature: unknown kind '%s'; the kinds are:\n", kind_name);
+        cli_error("creature", "unknown kind '%s'; the kinds are:", kind_name);
         for (int k = SINEW_CREATURE_INVALID + 1; k < SINEW_CREATURE_KIND_COUNT; k++)
             fprintf(stderr, "  %s\n", sinew_creature_kind_name((sinew_creature_kind)k));
         return CLI_EXIT_USAGE;
@@ -233,9 +234,9 @@ int cmd_creature(int argc, char **argv)
         if (r == SINEW_ERR_IO) err.code = SINEW_ERR_INTERNAL;
     } else {
         if (seed_text)
-            printf("random %s: %u vertices, %u triangles, %u joints, %u clips (", seed_text,
-                   model->mesh.vertex_count, model->mesh.triangle_count, model->skin.joint_count,
-                   model->clip_count);
+            printf("random %s: %u vertices, %u triangles, %u joints, %u clips (",
+                   safe_text(seed_text).s, model->mesh.vertex_count, model->mesh.triangle_count,
+                   model->skin.joint_count, model->clip_count);
         else
             printf("%s: %u vertices, %u triangles, %u joints, %u clips (",
                    sinew_creature_kind_name(kind), model->mesh.vertex_count,
@@ -245,7 +246,8 @@ int cmd_creature(int argc, char **argv)
         const char *unit = seed_text ? "units" : "m";
         printf("), height %.3f %s", (double)model->size.height, unit);
         if (truth.tail_piece >= 0) printf(", tail %.3f %s", (double)truth.tail_length, unit);
-        printf(" -> %s%s%s\n", out, truth_path ? ", truth -> " : "", truth_path ? truth_path : "");
+        printf(" -> %s%s%s\n", safe_text(out).s, truth_path ? ", truth -> " : "",
+               safe_text(truth_path).s);
         if (seed_text) printf("  %s\n", truth.description);
     }
     sinew_document_free(doc);

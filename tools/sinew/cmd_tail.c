@@ -143,7 +143,7 @@ int cmd_tail(int argc, char **argv)
         goto done;
     }
     if (report_path && !tail_cli_write_report(report_path, &run, in, out, mode)) {
-        fprintf(stderr, "sinew tail: could not write the report %s\n", report_path);
+        cli_error("tail", "could not write the report %s", report_path);
         remove(out); /* no partial output: the report was asked for and failed */
         code = CLI_EXIT_INTERNAL;
         goto done;
