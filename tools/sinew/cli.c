@@ -133,6 +133,28 @@ int cli_write_text_atomic(const char *path, const char *text)
     return ok;
 }
 
+/* The repaired copy of a string that is not UTF-8 (NULL when it is, or out of memory). */
+static char *repaired_utf8(const char *text)
+{
+    uint32_t replaced = 0;
+    size_t need = sinew_utf8_repair(NULL, 0, text, &replaced);
+    char *copy = replaced ? malloc(need + 1) : NULL;
+    if (copy) sinew_utf8_repair(copy, need + 1, text, NULL);
+    return copy;
+}
+
+void cli_json_make_utf8(cJSON *item)
+{
+    for (; item; item = item->next) {
+        if (cJSON_IsString(item) && item->valuestring) {
+            char *copy = repaired_utf8(item->valuestring);
+            if (copy) cJSON_SetValuestring(item, copy);
+            free(copy);
+        }
+        cli_json_make_utf8(item->child);
+    }
+}
+
 /* A string or number as cJSON prints it (escaping, shortest exact number); 0 on failure. */
 static int json_leaf(FILE *f, const cJSON *item)
 {

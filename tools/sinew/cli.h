@@ -61,6 +61,13 @@ const char *cli_option_value(const char *command, int argc, char **argv, int *i)
  * to standard output. */
 int cli_write_text_atomic(const char *path, const char *text);
 
+/* Replaces each invalid UTF-8 sequence in the string values of `root`, its siblings and
+ * everything under them with U+FFFD, in place: cJSON copies bytes as they are, and names and
+ * paths from files and command lines need not be UTF-8, which strict JSON parsers refuse.
+ * Every JSON writer of the CLI calls it on its tree before printing. (Keys are the CLI's own
+ * ASCII literals.) */
+void cli_json_make_utf8(cJSON *root);
+
 /* `root` as JSON text that reads as a table: one member of the top-level object per line,
  * arrays of objects at that level one object per line, everything deeper on its line with
  * ": " after keys and ", " between members; strings and numbers as cJSON prints them.

@@ -147,6 +147,7 @@ static char *truth_json(const sinew_creature_truth *t)
     cJSON *labels = cJSON_AddArrayToObject(root, "vertex_piece");
     for (uint32_t v = 0; v < t->vertex_count; v++)
         cJSON_AddItemToArray(labels, cJSON_CreateNumber(t->vertex_piece[v]));
+    cli_json_make_utf8(root);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     return text;

@@ -336,10 +336,11 @@ static int print_json(const char *file, const doc_facts *facts, const sinew_mode
     for (size_t i = 0; i < w->count; i++)
         cJSON_AddItemToArray(warn, cJSON_CreateString(w->items[i]));
 
+    cli_json_make_utf8(o);
     char *text = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     if (!text) {
-        fprintf(stderr, "sinew inspect: out of memory\n");
+        cli_error("inspect", "out of memory");
         return CLI_EXIT_INTERNAL;
     }
     puts(text);

@@ -132,6 +132,7 @@ int cmd_stretch(int argc, char **argv)
     }
     if (!tail) code = CLI_EXIT_INTERNAL;
     if (json && code == CLI_EXIT_OK) {
+        cli_json_make_utf8(root);
         char *text = cJSON_Print(root);
         if (text) puts(text);
         free(text);

@@ -163,6 +163,7 @@ int tail_cli_write_report(const char *path, const sinew_tail_result *run, const 
                           const char *out, const char *mode)
 {
     cJSON *json = report_json(run, in, out, mode);
+    cli_json_make_utf8(json);
     char *text = json ? cJSON_Print(json) : NULL;
     int ok = text && cli_write_text_atomic(path, text);
     cJSON_free(text);
