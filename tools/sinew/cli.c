@@ -143,7 +143,9 @@ static char *repaired_utf8(const char *text)
     return copy;
 }
 
-void cli_json_make_utf8(cJSON *item)
+/* U+FFFD for each invalid UTF-8 sequence in the string values of `item`, its siblings and
+ * everything under them. */
+static void make_utf8(cJSON *item)
 {
     for (; item; item = item->next) {
         if (cJSON_IsString(item) && item->valuestring) {
@@ -151,7 +153,7 @@ void cli_json_make_utf8(cJSON *item)
             if (copy) cJSON_SetValuestring(item, copy);
             free(copy);
         }
-        cli_json_make_utf8(item->child);
+        make_utf8(item->child);
     }
 }
 
@@ -204,6 +206,57 @@ char *cli_json_print(const cJSON *root)
         free(text);
         return NULL;
     }
+    return text;
+}
+
+/* The control at t[i] that JSON allows raw: DEL, or a C1 control (C2 80..C2 9F in UTF-8).
+ * Returns the bytes it takes and sets *code, or 0 when there is none. */
+static size_t raw_control(const unsigned char *t, size_t i, unsigned *code)
+{
+    if (t[i] == 0x7F) {
+        *code = 0x7F;
+        return 1;
+    }
+    if (t[i] == 0xC2 && t[i + 1] >= 0x80 && t[i + 1] <= 0x9F) {
+        *code = t[i + 1];
+        return 2;
+    }
+    return 0;
+}
+
+/* `text` (UTF-8) with each raw control as a \u escape: in JSON text these bytes occur only
+ * inside strings, where the escape means the same character. */
+static char *escape_controls(const char *text)
+{
+    const unsigned char *t = (const unsigned char *)text;
+    size_t n = strlen(text), size = n + 1;
+    unsigned code;
+    for (size_t i = 0, len; i < n; i += len ? len : 1)
+        if ((len = raw_control(t, i, &code))) size += 6 - len;
+    char *out = malloc(size);
+    if (!out) return NULL;
+    size_t o = 0;
+    for (size_t i = 0, len; i < n; i += len ? len : 1) {
+        if ((len = raw_control(t, i, &code)))
+            o += (size_t)snprintf(out + o, 7, "\\u%04x", code);
+        else
+            out[o++] = text[i];
+    }
+    out[o] = 0;
+    return out;
+}
+
+char *cli_json_text(cJSON *root, cli_json_style style)
+{
+    make_utf8(root);
+    char *printed = style == CLI_JSON_TABLE     ? cli_json_print(root)
+                    : style == CLI_JSON_COMPACT ? cJSON_PrintUnformatted(root)
+                                                : cJSON_Print(root);
+    char *text = printed ? escape_controls(printed) : NULL;
+    if (style == CLI_JSON_TABLE)
+        free(printed);
+    else
+        cJSON_free(printed);
     return text;
 }
 

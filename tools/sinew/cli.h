@@ -61,12 +61,19 @@ const char *cli_option_value(const char *command, int argc, char **argv, int *i)
  * to standard output. */
 int cli_write_text_atomic(const char *path, const char *text);
 
-/* Replaces each invalid UTF-8 sequence in the string values of `root`, its siblings and
- * everything under them with U+FFFD, in place: cJSON copies bytes as they are, and names and
- * paths from files and command lines need not be UTF-8, which strict JSON parsers refuse.
- * Every JSON writer of the CLI calls it on its tree before printing. (Keys are the CLI's own
- * ASCII literals.) */
-void cli_json_make_utf8(cJSON *root);
+typedef enum cli_json_style {
+    CLI_JSON_COMPACT,  /* one line (cJSON_PrintUnformatted) */
+    CLI_JSON_INDENTED, /* cJSON_Print */
+    CLI_JSON_TABLE     /* cli_json_print */
+} cli_json_style;
+
+/* `root` as JSON text in `style`, the one way the CLI prints JSON: cJSON copies string bytes as
+ * they are, so first each invalid UTF-8 sequence in a string value is replaced with U+FFFD
+ * (names and paths from files and command lines need not be UTF-8, which strict parsers
+ * refuse; keys are the CLI's own ASCII), and then DEL and the C1 controls, which JSON allows
+ * raw, are written as \u escapes, so that the text is safe on a terminal too. Repairs `root`
+ * in place. Returns malloc'd text (free it), or NULL when out of memory. */
+char *cli_json_text(cJSON *root, cli_json_style style);
 
 /* `root` as JSON text that reads as a table: one member of the top-level object per line,
  * arrays of objects at that level one object per line, everything deeper on its line with

@@ -97,7 +97,7 @@ static void traits_json(cJSON *o, const sinew_creature_traits *t)
     cJSON_AddStringToObject(o, "axes", sinew_creature_axes_name(t->axes));
 }
 
-/* The truth as JSON text (cJSON_Print; free with cJSON_free), or NULL when out of memory. */
+/* The truth as JSON text (cli_json_text; free it), or NULL when out of memory. */
 static char *truth_json(const sinew_creature_truth *t)
 {
     char generator[64];
@@ -147,8 +147,7 @@ static char *truth_json(const sinew_creature_truth *t)
     cJSON *labels = cJSON_AddArrayToObject(root, "vertex_piece");
     for (uint32_t v = 0; v < t->vertex_count; v++)
         cJSON_AddItemToArray(labels, cJSON_CreateNumber(t->vertex_piece[v]));
-    cli_json_make_utf8(root);
-    char *text = cJSON_Print(root);
+    char *text = cli_json_text(root, CLI_JSON_INDENTED);
     cJSON_Delete(root);
     return text;
 }
@@ -230,7 +229,7 @@ int cmd_creature(int argc, char **argv)
         remove(out);
         r = sinew_error_set(&err, SINEW_ERR_INTERNAL, "%s: cannot write the truth", truth_path);
     }
-    cJSON_free(truth_text);
+    free(truth_text);
     if (r != SINEW_OK) {
         if (r == SINEW_ERR_IO) err.code = SINEW_ERR_INTERNAL;
     } else {

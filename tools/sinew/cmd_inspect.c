@@ -336,15 +336,14 @@ static int print_json(const char *file, const doc_facts *facts, const sinew_mode
     for (size_t i = 0; i < w->count; i++)
         cJSON_AddItemToArray(warn, cJSON_CreateString(w->items[i]));
 
-    cli_json_make_utf8(o);
-    char *text = cJSON_PrintUnformatted(o);
+    char *text = cli_json_text(o, CLI_JSON_COMPACT);
     cJSON_Delete(o);
     if (!text) {
         cli_error("inspect", "out of memory");
         return CLI_EXIT_INTERNAL;
     }
     puts(text);
-    cJSON_free(text);
+    free(text);
     return CLI_EXIT_OK;
 }
 

@@ -216,8 +216,7 @@ static int write_report(const char *path, const char *source, const char *target
     }
     cJSON_AddItemToObject(root, "overall", json_quality(all));
     if (rotation_only) cJSON_AddItemToObject(root, "overall_free", json_quality(all_free));
-    cli_json_make_utf8(root);
-    char *text = cli_json_print(root);
+    char *text = cli_json_text(root, CLI_JSON_TABLE);
     cJSON_Delete(root);
     int ok = text && cli_write_text_atomic(path, text);
     free(text);

@@ -132,8 +132,7 @@ int cmd_stretch(int argc, char **argv)
     }
     if (!tail) code = CLI_EXIT_INTERNAL;
     if (json && code == CLI_EXIT_OK) {
-        cli_json_make_utf8(root);
-        char *text = cJSON_Print(root);
+        char *text = cli_json_text(root, CLI_JSON_INDENTED);
         if (text) puts(text);
         free(text);
     }

@@ -163,10 +163,9 @@ int tail_cli_write_report(const char *path, const sinew_tail_result *run, const 
                           const char *out, const char *mode)
 {
     cJSON *json = report_json(run, in, out, mode);
-    cli_json_make_utf8(json);
-    char *text = json ? cJSON_Print(json) : NULL;
+    char *text = json ? cli_json_text(json, CLI_JSON_INDENTED) : NULL;
     int ok = text && cli_write_text_atomic(path, text);
-    cJSON_free(text);
+    free(text);
     cJSON_Delete(json);
     return ok;
 }
