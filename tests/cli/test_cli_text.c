@@ -178,6 +178,10 @@ static void test_safe_text_escapes_controls_and_cuts_characters(void **state)
     assert_true(n < SAFE_TEXT_MAX);
     assert_true(is_utf8(b.s, n));
     assert_string_equal(b.s + n - 3, "...");
+    /* One that just fits is kept whole. */
+    memset(lng, 'a', SAFE_TEXT_MAX - 1);
+    lng[SAFE_TEXT_MAX - 1] = 0;
+    assert_int_equal(strlen(safe_text(lng).s), SAFE_TEXT_MAX - 1);
     free(lng);
 }
 

@@ -18,8 +18,8 @@ size_t safe_text_write(char *out, size_t cap, const char *text, int width, int c
     if (cap == 0) return 0;
     if (!text) text = "";
     const size_t n = strlen(text);
-    size_t len = 0;
-    int chars = 0;
+    size_t len = 0, mark_len = 0; /* mark: the last cut where "..." still fits */
+    int chars = 0, mark_chars = 0;
     for (size_t i = 0; i < n;) {
         uint32_t cp;
         const size_t step = sinew_utf8_decode(text + i, n - i, &cp);
@@ -27,14 +27,18 @@ size_t safe_text_write(char *out, size_t cap, const char *text, int width, int c
         const int piece_chars = escape ? 4 * (int)step : 1;
         const size_t piece_bytes = escape ? 4 * step : step;
         if (clip && chars + piece_chars > width) break;
-        if (len + piece_bytes + sizeof more > cap) {
-            /* Out of room: cut here, and say so when the mark fits. */
-            if (!clip && len + sizeof more <= cap) {
-                memcpy(out + len, more, sizeof more - 1);
-                len += sizeof more - 1;
-                chars += 3;
+        if (len + piece_bytes + 1 > cap) {
+            /* Out of room: cut at the mark and say so (a cell is cut silently, as %.Ns is). */
+            if (!clip && mark_len + sizeof more <= cap) {
+                memcpy(out + mark_len, more, sizeof more - 1);
+                len = mark_len + sizeof more - 1;
+                chars = mark_chars + 3;
             }
             break;
+        }
+        if (len + sizeof more <= cap) {
+            mark_len = len;
+            mark_chars = chars;
         }
         if (escape)
             for (size_t k = 0; k < step; k++)
