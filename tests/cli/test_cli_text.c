@@ -30,7 +30,8 @@ static long unsafe_at(const char *s, size_t n)
     for (size_t i = 0; i < n;) {
         uint32_t cp;
         size_t len = sinew_utf8_decode(s + i, n - i, &cp);
-        if (cp == SINEW_UTF8_INVALID || (cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7F && cp <= 0x9F))
+        if (cp == SINEW_UTF8_INVALID || (cp < 0x20 && cp != '\n' && cp != '\t') ||
+            (cp >= 0x7F && cp <= 0x9F))
             return (long)i;
         i += len;
     }
