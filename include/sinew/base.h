@@ -72,6 +72,24 @@ void *sinew_realloc(const sinew_allocator *a, void *ptr, size_t old_count, size_
                     size_t size);
 void sinew_free(const sinew_allocator *a, void *ptr);
 
+/* UTF-8 as the Unicode Standard defines it well formed (section 3.9, table 3-7): no overlong
+ * forms, no surrogates, nothing above U+10FFFF. glTF requires its JSON to be UTF-8; files in
+ * the wild are not always. */
+#define SINEW_UTF8_INVALID 0xFFFFFFFFu
+
+/* Decodes the character at the start of text[0..n): returns the bytes it takes (1 to 4) and
+ * sets *codepoint (when not NULL). Where text does not start with a well-formed sequence,
+ * returns the length of its maximal subpart (the longest prefix that starts one, at least 1
+ * byte: what one U+FFFD replaces, as section 3.9 recommends) and sets SINEW_UTF8_INVALID.
+ * Returns 0 when n is 0. */
+size_t sinew_utf8_decode(const char *text, size_t n, uint32_t *codepoint);
+
+/* Copies the NUL-terminated `text` into out[cap] with each maximal subpart that is not UTF-8
+ * replaced by U+FFFD, cut (when it does not fit) after the last whole character that does,
+ * and NUL-terminated when cap > 0. Returns the length of the whole result without its NUL (a
+ * call with cap 0 sizes the buffer); *replaced (when not NULL) gets the number of U+FFFDs. */
+size_t sinew_utf8_repair(char *out, size_t cap, const char *text, uint32_t *replaced);
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,7 +68,8 @@ void sinew_render_draw(sinew_image *image, sinew_viewport viewport,
                        const sinew_render_camera *camera, const sinew_render_scene *scene,
                        float *depth);
 
-/* Draws ASCII text with its top-left corner at (x, y), each font pixel `scale` pixels. */
+/* Draws text with its top-left corner at (x, y), each font pixel `scale` pixels: printable
+ * ASCII as it is, every other character (UTF-8 or not) as '?'. */
 void sinew_render_text(sinew_image *image, int x, int y, const char *text, int scale, uint8_t r,
                        uint8_t g, uint8_t b);
 

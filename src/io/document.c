@@ -158,6 +158,7 @@ static sinew_result load_bytes(const uint8_t *data, size_t size, const sinew_loa
         else if (!cJSON_IsObject(doc->root))
             r = sinew_error_set(err, SINEW_ERR_FORMAT, "%s: the JSON root is not an object", name);
     }
+    if (!r) r = io_repair_utf8(doc, err);  /* before anything reads or quotes a string */
     if (!r) r = io_validate_top(doc, err); /* asset, required extensions, array shapes */
     if (!r) r = io_load_buffers(doc, bin, bin_size, has_bin, base_dir, err);
     if (!r) r = io_validate(doc, err); /* everything the model view and writer read */

@@ -74,6 +74,10 @@ sinew_result io_get_floats(const sinew_document *doc, const char *ctx, const cJS
 void io_set(cJSON *obj, const char *key, cJSON *item);
 cJSON *io_float_array(const float *v, int n);
 
+/* utf8.c: replaces, in every key and string of the parsed JSON, what is not UTF-8: with
+ * U+FFFD, or in a "uri" with %-escapes of the same bytes; warns how many were changed. */
+sinew_result io_repair_utf8(sinew_document *doc, sinew_error *err);
+
 /* glb.c */
 sinew_result io_glb_split(const sinew_document *doc, const uint8_t *data, size_t size,
                           const uint8_t **json, size_t *json_size, const uint8_t **bin,

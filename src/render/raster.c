@@ -2,6 +2,7 @@
 #include "sinew/render.h"
 
 #include <float.h>
+#include <math.h>
 #include <string.h>
 
 /* Camera basis: `right` and `up` span the image, `toward` points at the viewer. */
@@ -32,30 +33,49 @@ static basis view_basis(sinew_render_view view)
     return b;
 }
 
+/* The dot product in double: world coordinates near FLT_MAX overflow float sums. */
+static double dot_d(const double d[3], sinew_vec3 axis)
+{
+    return d[0] * axis.x + d[1] * axis.y + d[2] * axis.z;
+}
+
+static int is_finite_point(sinew_vec3 p)
+{
+    return isfinite(p.x) && isfinite(p.y) && isfinite(p.z);
+}
+
 sinew_render_camera sinew_render_frame(sinew_render_view view, const sinew_vec3 *points,
                                        uint32_t count, float aspect)
 {
     basis b = view_basis(view);
-    sinew_vec3 lo = sinew_vec3_make(FLT_MAX, FLT_MAX, FLT_MAX), hi = sinew_vec3_scale(lo, -1);
-    for (uint32_t i = 0; i < count; i++) {
-        sinew_vec3 p = points[i];
-        lo = sinew_vec3_make(fminf(lo.x, p.x), fminf(lo.y, p.y), fminf(lo.z, p.z));
-        hi = sinew_vec3_make(fmaxf(hi.x, p.x), fmaxf(hi.y, p.y), fmaxf(hi.z, p.z));
-    }
     sinew_render_camera cam = {view, sinew_vec3_make(0, 0, 0), 1.0f};
-    if (count == 0) return cam;
-    cam.center = sinew_vec3_scale(sinew_vec3_add(lo, hi), 0.5f);
-    float w = 0, h = 0; /* extents of the box's corners along right and up */
+    /* The box of the finite points (NaN or infinite ones, from hostile transforms, frame
+     * nothing), in double so that its size cannot overflow. */
+    double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (!is_finite_point(points[i])) continue;
+        const double p[3] = {points[i].x, points[i].y, points[i].z};
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], p[k]);
+            hi[k] = fmax(hi[k], p[k]);
+        }
+        used++;
+    }
+    if (used == 0) return cam;
+    const double center[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])};
+    cam.center = sinew_vec3_make((float)center[0], (float)center[1], (float)center[2]);
+    double w = 0, h = 0; /* extents of the box's corners along right and up */
     for (int c = 0; c < 8; c++) {
-        sinew_vec3 corner =
-            sinew_vec3_make(c & 1 ? hi.x : lo.x, c & 2 ? hi.y : lo.y, c & 4 ? hi.z : lo.z);
-        sinew_vec3 d = sinew_vec3_sub(corner, cam.center);
-        w = fmaxf(w, 2 * fabsf(sinew_vec3_dot(d, b.right)));
-        h = fmaxf(h, 2 * fabsf(sinew_vec3_dot(d, b.up)));
+        const double d[3] = {(c & 1 ? hi[0] : lo[0]) - center[0],
+                             (c & 2 ? hi[1] : lo[1]) - center[1],
+                             (c & 4 ? hi[2] : lo[2]) - center[2]};
+        w = fmax(w, 2 * fabs(dot_d(d, b.right)));
+        h = fmax(h, 2 * fabs(dot_d(d, b.up)));
     }
     if (!(aspect > 0)) aspect = 1;
-    cam.span = 1.1f * fmaxf(h, w / aspect);
-    if (!(cam.span > 0)) cam.span = 1;
+    const double span = 1.1 * fmax(h, w / aspect);
+    cam.span = span > 0 ? (float)fmin(span, FLT_MAX) : 1.0f;
     return cam;
 }
 
@@ -90,13 +110,26 @@ static projector make_projector(const sinew_render_camera *cam, sinew_viewport v
     return p;
 }
 
+/* In double, so that a finite point far from the centre lands on a finite pixel. */
 static screen_point project(const projector *p, sinew_vec3 world)
 {
-    sinew_vec3 d = sinew_vec3_sub(world, p->center);
-    screen_point s = {p->cx + sinew_vec3_dot(d, p->b.right) * p->scale,
-                      p->cy - sinew_vec3_dot(d, p->b.up) * p->scale,
-                      sinew_vec3_dot(d, p->b.toward)};
+    const double d[3] = {(double)world.x - p->center.x, (double)world.y - p->center.y,
+                         (double)world.z - p->center.z};
+    screen_point s = {(float)(p->cx + dot_d(d, p->b.right) * p->scale),
+                      (float)(p->cy - dot_d(d, p->b.up) * p->scale), (float)dot_d(d, p->b.toward)};
     return s;
+}
+
+/* Pixels beyond the viewport a drawn point may lie: far more than a framed picture needs,
+ * little enough that every pixel coordinate converts to int and edge products stay finite. */
+#define GUARD_PIXELS 16777216.0f
+
+/* 1 when `s` is finite and within the guard band: only such points are rasterised (a NaN or
+ * a huge coordinate converted to int is undefined behaviour). */
+static int drawable(screen_point s, sinew_viewport vp)
+{
+    return isfinite(s.z) && s.x >= -GUARD_PIXELS && s.y >= -GUARD_PIXELS &&
+           s.x <= (float)vp.width + GUARD_PIXELS && s.y <= (float)vp.height + GUARD_PIXELS;
 }
 
 static void put_pixel(sinew_image *img, sinew_viewport vp, int x, int y, const float rgb[3])
@@ -104,7 +137,7 @@ static void put_pixel(sinew_image *img, sinew_viewport vp, int x, int y, const f
     if (x < 0 || y < 0 || x >= (int)vp.width || y >= (int)vp.height) return;
     uint8_t *px = &img->rgba[4 * ((size_t)(vp.y + (uint32_t)y) * img->width + vp.x + (uint32_t)x)];
     for (int c = 0; c < 3; c++) {
-        float v = rgb[c] < 0 ? 0 : (rgb[c] > 1 ? 1 : rgb[c]);
+        float v = rgb[c] > 0 ? (rgb[c] < 1 ? rgb[c] : 1) : 0; /* NaN reads as 0 */
         px[c] = (uint8_t)(v * 255.0f + 0.5f);
     }
     px[3] = 255;
@@ -130,16 +163,15 @@ static void vertex_color(const sinew_render_scene *s, uint32_t v, float out[3])
 static void draw_triangle(sinew_image *img, sinew_viewport vp, float *depth,
                           const screen_point p[3], float col[3][3], float shade)
 {
+    if (!drawable(p[0], vp) || !drawable(p[1], vp) || !drawable(p[2], vp)) return;
     float area = edge(p[0], p[1], p[2].x, p[2].y);
-    if (fabsf(area) < 1e-12f) return;
-    int x0 = (int)floorf(fminf(p[0].x, fminf(p[1].x, p[2].x)));
-    int x1 = (int)ceilf(fmaxf(p[0].x, fmaxf(p[1].x, p[2].x)));
-    int y0 = (int)floorf(fminf(p[0].y, fminf(p[1].y, p[2].y)));
-    int y1 = (int)ceilf(fmaxf(p[0].y, fmaxf(p[1].y, p[2].y)));
-    if (x0 < 0) x0 = 0;
-    if (y0 < 0) y0 = 0;
-    if (x1 > (int)vp.width - 1) x1 = (int)vp.width - 1;
-    if (y1 > (int)vp.height - 1) y1 = (int)vp.height - 1;
+    if (!(fabsf(area) >= 1e-12f)) return;
+    /* The box clamped to the viewport while still float, then converted. */
+    const float right = (float)vp.width - 1, bottom = (float)vp.height - 1;
+    int x0 = (int)fmaxf(floorf(fminf(p[0].x, fminf(p[1].x, p[2].x))), 0);
+    int x1 = (int)fminf(ceilf(fmaxf(p[0].x, fmaxf(p[1].x, p[2].x))), right);
+    int y0 = (int)fmaxf(floorf(fminf(p[0].y, fminf(p[1].y, p[2].y))), 0);
+    int y1 = (int)fminf(ceilf(fmaxf(p[0].y, fmaxf(p[1].y, p[2].y))), bottom);
     for (int y = y0; y <= y1; y++)
         for (int x = x0; x <= x1; x++) {
             float px = (float)x + 0.5f, py = (float)y + 0.5f;
@@ -160,9 +192,10 @@ static void draw_triangle(sinew_image *img, sinew_viewport vp, float *depth,
 static void draw_line(sinew_image *img, sinew_viewport vp, screen_point a, screen_point b,
                       const float rgb[3], int thickness)
 {
-    float dx = b.x - a.x, dy = b.y - a.y;
-    int steps = (int)ceilf(fmaxf(fabsf(dx), fabsf(dy))) + 1;
-    if (steps > 100000) return; /* off-screen nonsense */
+    if (!drawable(a, vp) || !drawable(b, vp)) return;
+    float dx = b.x - a.x, dy = b.y - a.y, length = fmaxf(fabsf(dx), fabsf(dy));
+    if (length > 100000) return; /* off-screen nonsense */
+    int steps = (int)ceilf(length) + 1;
     for (int i = 0; i <= steps; i++) {
         float t = (float)i / (float)steps;
         int x = (int)floorf(a.x + dx * t), y = (int)floorf(a.y + dy * t);

@@ -1,7 +1,6 @@
 /* Text labels through stb_easy_font (Debian libstb-dev), drawn as filled quads. */
 #include "sinew/render.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #if defined(__GNUC__)
@@ -15,6 +14,20 @@
 #pragma GCC diagnostic pop
 #endif
 
+/* `text` as stb_easy_font can draw it, into out[size]: its glyph table covers printable ASCII
+ * (0x20..0x7E) only and is indexed by the byte, so any other character (a control, an accented
+ * or CJK letter, each part that is not UTF-8) is drawn as one '?'. */
+static void printable_ascii(const char *text, char *out, size_t size)
+{
+    size_t n = strlen(text), o = 0;
+    for (size_t i = 0; i < n && o + 1 < size;) {
+        uint32_t cp;
+        i += sinew_utf8_decode(text + i, n - i, &cp);
+        out[o++] = cp >= 0x20 && cp <= 0x7E ? (char)cp : '?';
+    }
+    out[o] = 0;
+}
+
 void sinew_render_text(sinew_image *image, int x, int y, const char *text, int scale, uint8_t r,
                        uint8_t g, uint8_t b)
 {
@@ -22,7 +35,7 @@ void sinew_render_text(sinew_image *image, int x, int y, const char *text, int s
     static const size_t vertex_bytes = 16;
     char buffer[64 * 1024];
     char copy[256];
-    snprintf(copy, sizeof copy, "%s", text);
+    printable_ascii(text ? text : "", copy, sizeof copy);
     int quads = stb_easy_font_print(0, 0, copy, NULL, buffer, (int)sizeof buffer);
     for (int q = 0; q < quads; q++) {
         float v0[2], v2[2];

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "safe_text.h"
 
 const char *bake_cli_options_help =
     "spring options (defaults tuned on a 1.91 m fox, scaled to the model's size):\n"
@@ -75,9 +76,10 @@ void bake_cli_print(const sinew_model *model, const sinew_bake_track *summaries)
            "drift", "seam", "swing");
     for (uint32_t c = 0; c < model->clip_count; c++) {
         const sinew_bake_track *t = &summaries[c];
-        printf("  %-24s %5u %6.1f %5s %7u %7.2f° %7.2f° %7.1f°%s\n", model->clips[c].name,
-               t->key_count, (double)t->rate, t->looping ? "yes" : "no", t->passes,
-               (double)t->drift_degrees, (double)t->seam_degrees, (double)t->swing_degrees,
+        printf("  %s %5u %6.1f %5s %7u %7.2f° %7.2f° %7.1f°%s\n",
+               safe_text_pad(model->clips[c].name, 24).s, t->key_count, (double)t->rate,
+               t->looping ? "yes" : "no", t->passes, (double)t->drift_degrees,
+               (double)t->seam_degrees, (double)t->swing_degrees,
                t->looping && !t->closed
                    ? "  (state did not return within the pass limit: drift spread over the loop)"
                    : "");

@@ -1,6 +1,7 @@
 /* Shared CLI plumbing: exit codes, argument parsing, messages. */
 #include "cli.h"
 
+#include "safe_text.h"
 #include "sinew/file.h"
 #include "sinew/metrics.h"
 
@@ -12,14 +13,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Prints "sinew COMMAND: " and the formatted message, made safe for the terminal whole: the
+ * format is the CLI's own, its arguments are names and paths from files and command lines. */
+static void print_message(const char *command, const char *fmt, va_list ap)
+{
+    char msg[2 * SINEW_ERROR_MESSAGE_MAX], shown[4 * sizeof msg];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    safe_text_write(shown, sizeof shown, msg, 0, 0);
+    fprintf(stderr, "sinew %s: %s\n", command, shown);
+}
+
+void cli_error(const char *command, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    print_message(command, fmt, ap);
+    va_end(ap);
+}
+
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "sinew %s: ", command);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    print_message(command, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n(see 'sinew %s --help')\n", command);
+    fprintf(stderr, "(see 'sinew %s --help')\n", command);
     return CLI_EXIT_USAGE;
 }
 
@@ -45,8 +63,8 @@ int cli_exit_code(sinew_result r)
 
 int cli_report(const char *command, const sinew_error *err)
 {
-    fprintf(stderr, "sinew %s: %s: %s\n", command, sinew_result_name(err->code),
-            err->message[0] ? err->message : "(no details)");
+    cli_error(command, "%s: %s", sinew_result_name(err->code),
+              err->message[0] ? err->message : "(no details)");
     return cli_exit_code(err->code);
 }
 
@@ -91,6 +109,30 @@ int cli_write_text_atomic(const char *path, const char *text)
 {
     if (!strcmp(path, "-")) return fputs(text, stdout) >= 0 && fputc('\n', stdout) != EOF;
     return sinew_file_write_atomic(path, text, strlen(text), NULL) == SINEW_OK;
+}
+
+/* The repaired copy of a string that is not UTF-8 (NULL when it is, or out of memory). */
+static char *repaired_utf8(const char *text)
+{
+    uint32_t replaced = 0;
+    size_t need = sinew_utf8_repair(NULL, 0, text, &replaced);
+    char *copy = replaced ? malloc(need + 1) : NULL;
+    if (copy) sinew_utf8_repair(copy, need + 1, text, NULL);
+    return copy;
+}
+
+/* U+FFFD for each invalid UTF-8 sequence in the string values of `item`, its siblings and
+ * everything under them. */
+static void make_utf8(cJSON *item)
+{
+    for (; item; item = item->next) {
+        if (cJSON_IsString(item) && item->valuestring) {
+            char *copy = repaired_utf8(item->valuestring);
+            if (copy) cJSON_SetValuestring(item, copy);
+            free(copy);
+        }
+        make_utf8(item->child);
+    }
 }
 
 /* A string or number as cJSON prints it (escaping, shortest exact number); 0 on failure. */
@@ -142,6 +184,57 @@ char *cli_json_print(const cJSON *root)
         free(text);
         return NULL;
     }
+    return text;
+}
+
+/* The control at t[i] that JSON allows raw: DEL, or a C1 control (C2 80..C2 9F in UTF-8).
+ * Returns the bytes it takes and sets *code, or 0 when there is none. */
+static size_t raw_control(const unsigned char *t, size_t i, unsigned *code)
+{
+    if (t[i] == 0x7F) {
+        *code = 0x7F;
+        return 1;
+    }
+    if (t[i] == 0xC2 && t[i + 1] >= 0x80 && t[i + 1] <= 0x9F) {
+        *code = t[i + 1];
+        return 2;
+    }
+    return 0;
+}
+
+/* `text` (UTF-8) with each raw control as a \u escape: in JSON text these bytes occur only
+ * inside strings, where the escape means the same character. */
+static char *escape_controls(const char *text)
+{
+    const unsigned char *t = (const unsigned char *)text;
+    size_t n = strlen(text), size = n + 1;
+    unsigned code;
+    for (size_t i = 0, len; i < n; i += len ? len : 1)
+        if ((len = raw_control(t, i, &code))) size += 6 - len;
+    char *out = malloc(size);
+    if (!out) return NULL;
+    size_t o = 0;
+    for (size_t i = 0, len; i < n; i += len ? len : 1) {
+        if ((len = raw_control(t, i, &code)))
+            o += (size_t)snprintf(out + o, 7, "\\u%04x", code);
+        else
+            out[o++] = text[i];
+    }
+    out[o] = 0;
+    return out;
+}
+
+char *cli_json_text(cJSON *root, cli_json_style style)
+{
+    make_utf8(root);
+    char *printed = style == CLI_JSON_TABLE     ? cli_json_print(root)
+                    : style == CLI_JSON_COMPACT ? cJSON_PrintUnformatted(root)
+                                                : cJSON_Print(root);
+    char *text = printed ? escape_controls(printed) : NULL;
+    if (style == CLI_JSON_TABLE)
+        free(printed);
+    else
+        cJSON_free(printed);
     return text;
 }
 

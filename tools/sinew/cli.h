@@ -22,8 +22,16 @@ typedef struct cli_command {
     int (*run)(int argc, char **argv);
 } cli_command;
 
-/* Prints "sinew COMMAND: message" to stderr and returns CLI_EXIT_USAGE. */
+/* Prints "sinew COMMAND: message" to stderr as cli_error does and returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Prints "sinew COMMAND: message" to stderr, the whole message made safe for the terminal
+ * (safe_text.h): the one way the CLI prints a message that holds a name or a path. */
+void cli_error(const char *command, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -50,6 +58,20 @@ const char *cli_option_value(const char *command, int argc, char **argv, int *i)
 /* Writes `text` to `path` whole or not at all (sinew_file_write_atomic). Returns 1 on
  * success; on failure 0, with any existing `path` untouched. "-" writes to standard output. */
 int cli_write_text_atomic(const char *path, const char *text);
+
+typedef enum cli_json_style {
+    CLI_JSON_COMPACT,  /* one line (cJSON_PrintUnformatted) */
+    CLI_JSON_INDENTED, /* cJSON_Print */
+    CLI_JSON_TABLE     /* cli_json_print */
+} cli_json_style;
+
+/* `root` as JSON text in `style`, the one way the CLI prints JSON: cJSON copies string bytes as
+ * they are, so first each invalid UTF-8 sequence in a string value is replaced with U+FFFD
+ * (names and paths from files and command lines need not be UTF-8, which strict parsers
+ * refuse; keys are the CLI's own ASCII), and then DEL and the C1 controls, which JSON allows
+ * raw, are written as \u escapes, so that the text is safe on a terminal too. Repairs `root`
+ * in place. Returns malloc'd text (free it), or NULL when out of memory. */
+char *cli_json_text(cJSON *root, cli_json_style style);
 
 /* `root` as JSON text that reads as a table: one member of the top-level object per line,
  * arrays of objects at that level one object per line, everything deeper on its line with

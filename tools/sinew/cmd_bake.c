@@ -6,6 +6,7 @@
 #include "bake_cli.h"
 #include "cli.h"
 #include "outputs.h"
+#include "safe_text.h"
 #include "commands.h"
 #include "sinew/document.h"
 
@@ -68,7 +69,7 @@ int cmd_bake(int argc, char **argv)
                    SINEW_OK) {
         code = cli_report("bake", &err);
     } else if ((code = cli_outputs_write("bake", outs, 1)) == CLI_EXIT_OK) {
-        printf("%s: baked %u clips -> %s\n", in, model->clip_count, out);
+        printf("%s: baked %u clips -> %s\n", safe_text(in).s, model->clip_count, safe_text(out).s);
         bake_cli_print(model, summaries);
     }
 done:

@@ -45,7 +45,7 @@ int cmd_convert(int argc, char **argv)
     int code = cli_outputs_check("convert", outs, 1, inputs, 1, NULL, 0);
     if (code == CLI_EXIT_OK) {
         for (uint32_t i = 0; i < sinew_document_warning_count(doc); i++)
-            fprintf(stderr, "sinew convert: warning: %s\n", sinew_document_warning(doc, i));
+            cli_error("convert", "warning: %s", sinew_document_warning(doc, i));
         if (sinew_document_serialize(doc, paths[1], &outs[0].data, &outs[0].size, &err))
             code = cli_report("convert", &err);
         else

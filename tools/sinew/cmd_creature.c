@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "outputs.h"
+#include "safe_text.h"
 #include "commands.h"
 #include "sinew/creature.h"
 #include "sinew/document.h"
@@ -97,7 +98,7 @@ static void traits_json(cJSON *o, const sinew_creature_traits *t)
     cJSON_AddStringToObject(o, "axes", sinew_creature_axes_name(t->axes));
 }
 
-/* The truth as JSON text (cJSON_Print; free with cJSON_free), or NULL when out of memory. */
+/* The truth as JSON text (cli_json_text; free it), or NULL when out of memory. */
 static char *truth_json(const sinew_creature_truth *t)
 {
     char generator[64];
@@ -147,7 +148,7 @@ static char *truth_json(const sinew_creature_truth *t)
     cJSON *labels = cJSON_AddArrayToObject(root, "vertex_piece");
     for (uint32_t v = 0; v < t->vertex_count; v++)
         cJSON_AddItemToArray(labels, cJSON_CreateNumber(t->vertex_piece[v]));
-    char *text = cJSON_Print(root);
+    char *text = cli_json_text(root, CLI_JSON_INDENTED);
     cJSON_Delete(root);
     return text;
 }
@@ -199,7 +200,7 @@ int cmd_creature(int argc, char **argv)
     sinew_creature_kind kind =
         seed_text ? SINEW_CREATURE_RANDOM : sinew_creature_kind_from_name(kind_name);
     if (kind == SINEW_CREATURE_INVALID) {
-        fprintf(stderr, "sinew creature: unknown kind '%s'; the kinds are:\n", kind_name);
+        cli_error("creature", "unknown kind '%s'; the kinds are:", kind_name);
         for (int k = SINEW_CREATURE_INVALID + 1; k < SINEW_CREATURE_KIND_COUNT; k++)
             fprintf(stderr, "  %s\n", sinew_creature_kind_name((sinew_creature_kind)k));
         return CLI_EXIT_USAGE;
@@ -229,9 +230,9 @@ int cmd_creature(int argc, char **argv)
     int code = r == SINEW_OK ? cli_outputs_write("creature", outs, 2) : cli_report("creature", &err);
     if (code == CLI_EXIT_OK) {
         if (seed_text)
-            printf("random %s: %u vertices, %u triangles, %u joints, %u clips (", seed_text,
-                   model->mesh.vertex_count, model->mesh.triangle_count, model->skin.joint_count,
-                   model->clip_count);
+            printf("random %s: %u vertices, %u triangles, %u joints, %u clips (",
+                   safe_text(seed_text).s, model->mesh.vertex_count, model->mesh.triangle_count,
+                   model->skin.joint_count, model->clip_count);
         else
             printf("%s: %u vertices, %u triangles, %u joints, %u clips (",
                    sinew_creature_kind_name(kind), model->mesh.vertex_count,
@@ -241,7 +242,8 @@ int cmd_creature(int argc, char **argv)
         const char *unit = seed_text ? "units" : "m";
         printf("), height %.3f %s", (double)model->size.height, unit);
         if (truth.tail_piece >= 0) printf(", tail %.3f %s", (double)truth.tail_length, unit);
-        printf(" -> %s%s%s\n", out, truth_path ? ", truth -> " : "", truth_path ? truth_path : "");
+        printf(" -> %s%s%s\n", safe_text(out).s, truth_path ? ", truth -> " : "",
+               safe_text(truth_path).s);
         if (seed_text) printf("  %s\n", truth.description);
     }
     cli_outputs_free(outs, 2);

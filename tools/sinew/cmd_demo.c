@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "safe_text.h"
 #include "commands.h"
 #include "render_cli.h"
 #include "sinew/creature.h"
@@ -94,7 +95,7 @@ int cmd_demo(int argc, char **argv)
                                "tail), not '%s'",
                                kind_name);
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "sinew demo: cannot create the folder %s: %s\n", dir, strerror(errno));
+        cli_error("demo", "cannot create the folder %s: %s", dir, strerror(errno));
         return CLI_EXIT_INTERNAL;
     }
 
@@ -188,7 +189,7 @@ int cmd_demo(int argc, char **argv)
     }
     printf("\nwrote %s/: %s_template.glb %s_rigid.glb %s_tail.glb %s_report.json compare.png "
            "stretch.png\n",
-           dir, kind_name, kind_name, kind_name, kind_name);
+           safe_text(dir).s, kind_name, kind_name, kind_name, kind_name);
 done:
     for (int i = 0; i < 3; i++)
         render_cli_panel_free(&panels[i]);

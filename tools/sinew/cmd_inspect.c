@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "safe_text.h"
 #include "commands.h"
 #include "sinew/document.h"
 #include "sinew/model.h"
@@ -335,21 +336,21 @@ static int print_json(const char *file, const doc_facts *facts, const sinew_mode
     for (size_t i = 0; i < w->count; i++)
         cJSON_AddItemToArray(warn, cJSON_CreateString(w->items[i]));
 
-    char *text = cJSON_PrintUnformatted(o);
+    char *text = cli_json_text(o, CLI_JSON_COMPACT);
     cJSON_Delete(o);
     if (!text) {
-        fprintf(stderr, "sinew inspect: out of memory\n");
+        cli_error("inspect", "out of memory");
         return CLI_EXIT_INTERNAL;
     }
     puts(text);
-    cJSON_free(text);
+    free(text);
     return CLI_EXIT_OK;
 }
 
 static void print_text(const char *file, const doc_facts *facts, const sinew_model *model,
                        const world_box *wb, const warnings *w)
 {
-    printf("%s\n", file);
+    printf("%s\n", safe_text(file).s);
     printf("document: %d meshes, %d skins, %d nodes, %d animations, %d materials\n", facts->meshes,
            facts->skins, facts->nodes, facts->animations, facts->materials);
     printf("skinned mesh (skin %d, %u joints): %u primitives, %u vertices, %u triangles\n",
@@ -371,7 +372,7 @@ static void print_text(const char *file, const doc_facts *facts, const sinew_mod
     printf("skeleton (%u nodes, %u joints):\n", model->node_count, model->skin.joint_count);
     for (uint32_t i = 0; i < model->node_count; i++) {
         const sinew_node *n = &model->nodes[i];
-        printf("  %*s%s", (int)(2 * node_depth(model, i)), "", n->name);
+        printf("  %*s%s", (int)(2 * node_depth(model, i)), "", safe_text(n->name).s);
         if (n->joint >= 0)
             printf("  (joint %d)\n", n->joint);
         else
@@ -380,12 +381,12 @@ static void print_text(const char *file, const doc_facts *facts, const sinew_mod
 
     printf("clips (%u):\n", model->clip_count);
     for (uint32_t c = 0; c < model->clip_count; c++)
-        printf("  %-24s %8.3f s %4u channels\n", model->clips[c].name,
+        printf("  %s %8.3f s %4u channels\n", safe_text_pad(model->clips[c].name, 24).s,
                (double)model->clips[c].duration, model->clips[c].channel_count);
 
     printf("warnings (%zu):\n", w->count);
     for (size_t i = 0; i < w->count; i++)
-        printf("  %s\n", w->items[i]);
+        printf("  %s\n", safe_text(w->items[i]).s);
 }
 
 int cmd_inspect(int argc, char **argv)

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "outputs.h"
+#include "safe_text.h"
 #include "commands.h"
 #include "sinew/document.h"
 #include "render_cli.h"
@@ -177,7 +178,7 @@ int cmd_render(int argc, char **argv)
         if (render_cli_write(panels, a.file_count, &style, a.out, &err) != SINEW_OK)
             code = cli_report("render", &err);
         else
-            printf("wrote %s (%lux%lu)\n", a.out, a.width, a.height);
+            printf("wrote %s (%lux%lu)\n", safe_text(a.out).s, a.width, a.height);
     }
     for (int i = 0; i < a.file_count; i++) {
         render_cli_panel_free(&panels[i]);

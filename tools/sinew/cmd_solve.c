@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "outputs.h"
+#include "safe_text.h"
 #include "commands.h"
 #include "sinew/document.h"
 #include "sinew/solve.h"
@@ -81,8 +82,8 @@ typedef struct clip_run {
 static void print_row(const char *name, const char *mode, const sinew_solve_clip_result *r,
                       double seconds)
 {
-    printf("%-20s %-8s %6u %8.1f %9.3f%% %11.4f %11.4f %9.1f\n", name, mode, r->frame_count,
-           r->sweeps_per_frame, 100.0 * r->quality.q, 100.0 * r->quality.mean_error,
+    printf("%s %-8s %6u %8.1f %9.3f%% %11.4f %11.4f %9.1f\n", safe_text_pad(name, 20).s, mode,
+           r->frame_count, r->sweeps_per_frame, 100.0 * r->quality.q, 100.0 * r->quality.mean_error,
            100.0 * r->quality.max_error, seconds * 1e3);
 }
 
@@ -209,7 +210,7 @@ static char *report_text(const char *source, const char *target, int control,
     }
     cJSON_AddItemToObject(root, "overall", json_quality(all));
     if (rotation_only) cJSON_AddItemToObject(root, "overall_free", json_quality(all_free));
-    char *text = cli_json_print(root);
+    char *text = cli_json_text(root, CLI_JSON_TABLE);
     cJSON_Delete(root);
     return text;
 }
@@ -299,7 +300,7 @@ int cmd_solve(int argc, char **argv)
     const sinew_document *inputs[2] = {src_doc, rig_doc};
     if ((code = cli_outputs_check(CMD, outs, 3, inputs, 2, NULL, 0)) != CLI_EXIT_OK) goto done;
     if (src->clip_count == 0) {
-        fprintf(stderr, "sinew %s: %s has no animations to solve\n", CMD, source_path);
+        cli_error(CMD, "%s has no animations to solve", source_path);
         code = CLI_EXIT_BAD_INPUT;
         goto done;
     }
@@ -317,11 +318,12 @@ int cmd_solve(int argc, char **argv)
              tok = strtok_r(NULL, ",", &save)) {
             int32_t c = sinew_model_find_clip(src, tok);
             if (c < 0) {
-                fprintf(stderr, "sinew %s: %s has no clip named \"%s\"; it has:", CMD, source_path,
-                        tok);
-                for (uint32_t k = 0; k < src->clip_count; k++)
-                    fprintf(stderr, "%s \"%s\"", k ? "," : "", src->clips[k].name);
-                fprintf(stderr, "\n");
+                char names[1024] = "";
+                size_t len = 0;
+                for (uint32_t k = 0; k < src->clip_count && len < sizeof names; k++)
+                    len += (size_t)snprintf(names + len, sizeof names - len, "%s \"%s\"",
+                                            k ? "," : "", src->clips[k].name);
+                cli_error(CMD, "%s has no clip named \"%s\"; it has:%s", source_path, tok, names);
                 code = CLI_EXIT_BAD_INPUT;
                 goto done;
             }
@@ -338,7 +340,7 @@ int cmd_solve(int argc, char **argv)
     if (!control) {
         nearest = malloc((size_t)rig->mesh.vertex_count * sizeof *nearest + 1);
         if (!nearest) {
-            fprintf(stderr, "sinew %s: out of memory\n", CMD);
+            cli_error(CMD, "out of memory");
             code = CLI_EXIT_INTERNAL;
             goto done;
         }
@@ -347,10 +349,8 @@ int cmd_solve(int argc, char **argv)
         if (sinew_solve_correspond_aligned(src, rig, &align_opt, NULL, nearest, &cs, &err)) {
             code = cli_report(CMD, &err);
             if (no_align && err.code == SINEW_ERR_INVALID_VALUE)
-                fprintf(stderr,
-                        "sinew %s: without --no-align sinew looks for the scale, turn "
-                        "and offset that lay the source onto the target\n",
-                        CMD);
+                cli_error(CMD, "without --no-align sinew looks for the scale, turn and offset "
+                               "that lay the source onto the target");
             goto done;
         }
     } else {
@@ -382,7 +382,8 @@ int cmd_solve(int argc, char **argv)
         goto done;
     }
     printf("%s%s onto %s: %u vertices (%u fitted), %u joints, diagonal %.4g; correspondence %s\n",
-           control ? "control: " : "", source_path, rig_path, rig->mesh.vertex_count,
+           control ? "control: " : "", safe_text(source_path).s, safe_text(rig_path).s,
+           rig->mesh.vertex_count,
            max_vertices && max_vertices < rig->mesh.vertex_count ? (unsigned)max_vertices
                                                                  : rig->mesh.vertex_count,
            rig->skin.joint_count, (double)rig->size.diagonal,
@@ -437,8 +438,9 @@ int cmd_solve(int argc, char **argv)
     for (uint32_t c = 0; c < nruns; c++) {
         const sinew_solve_clip_result *r = &runs[c].res;
         printf("worst in %s: %.4f%% of the diagonal at frame %u (t = %.3f s), vertex %u\n",
-               runs[c].clip->name, 100.0 * r->quality.max_error, r->quality.worst_frame,
-               (double)r->times[r->quality.worst_frame], r->quality.worst_vertex);
+               safe_text(runs[c].clip->name).s, 100.0 * r->quality.max_error,
+               r->quality.worst_frame, (double)r->times[r->quality.worst_frame],
+               r->quality.worst_vertex);
     }
 
     /* Outputs: the target with the clips, the heatmap, the report; written together or not at
@@ -497,7 +499,7 @@ int cmd_solve(int argc, char **argv)
         outs[2].data = report_text(source_path, rig_path, control, rotation_only, no_align, &cs,
                                    runs, nruns, &all, &all_free);
         if (!outs[2].data) {
-            fprintf(stderr, "sinew %s: out of memory writing the report\n", CMD);
+            cli_error(CMD, "out of memory writing the report");
             code = CLI_EXIT_INTERNAL;
             goto done;
         }

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "safe_text.h"
 #include "commands.h"
 #include "tail_cli.h"
 #include "sinew/document.h"
@@ -102,7 +103,7 @@ int cmd_stretch(int argc, char **argv)
     cJSON_AddStringToObject(root, "file", file);
     cJSON_AddNumberToObject(root, "tail_joints", tail_joints);
     if (!json) {
-        printf("%s: %u tail joints%s\n", file, tail_joints,
+        printf("%s: %u tail joints%s\n", safe_text(file).s, tail_joints,
                tail_joints ? "" : " (no joint name contains \"tail\": body edges only)");
         printf("  %-10s %10s %6s %6s %6s %8s\n", "edges", "samples", "p95", "p99", "max", "torn");
     }
@@ -123,7 +124,7 @@ int cmd_stretch(int argc, char **argv)
             cJSON_AddItemToObject(o, "body", tail_cli_stretch_json(&sb));
             cJSON_AddItemToArray(clips, o);
         } else {
-            printf("clip %s (%.2f s, %lu moments)\n", model->clips[c].name,
+            printf("clip %s (%.2f s, %lu moments)\n", safe_text(model->clips[c].name).s,
                    (double)model->clips[c].duration, samples);
             if (tail_joints) print_row("tail", &st);
             print_row("body", &sb);
@@ -131,7 +132,7 @@ int cmd_stretch(int argc, char **argv)
     }
     if (!tail) code = CLI_EXIT_INTERNAL;
     if (json && code == CLI_EXIT_OK) {
-        char *text = cJSON_Print(root);
+        char *text = cli_json_text(root, CLI_JSON_INDENTED);
         if (text) puts(text);
         free(text);
     }

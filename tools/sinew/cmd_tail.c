@@ -143,7 +143,7 @@ int cmd_tail(int argc, char **argv)
     }
     if (report_path) {
         if (!(outs[1].data = tail_cli_report_text(&run, in, out, mode))) {
-            fprintf(stderr, "sinew tail: out of memory writing the report\n");
+            cli_error("tail", "out of memory writing the report");
             code = CLI_EXIT_INTERNAL;
             goto done;
         }

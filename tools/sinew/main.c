@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "safe_text.h"
 
 /* In the order a user meets them: the main job, the pipeline's steps, then tools. */
 static const cli_command commands[] = {
@@ -29,7 +30,9 @@ static void print_help(FILE *out)
             SINEW_VERSION_STRING);
     for (size_t i = 0; i < command_count; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nexit codes: 0 ok, 1 bad input file, 2 bad usage, 3 internal error\n");
+    fprintf(out, "\nexit codes: 0 ok, 1 bad input file, 2 bad usage, 3 internal error\n"
+                 "\nIn tables and messages, control bytes, C1 controls and invalid UTF-8 from a\n"
+                 "file or an argument are shown as \\xHH; --json output is always valid UTF-8.\n");
 }
 
 int cmd_version(int argc, char **argv)
@@ -53,6 +56,6 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--version")) return cmd_version(0, NULL);
     for (size_t i = 0; i < command_count; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "sinew: unknown command '%s' (see 'sinew --help')\n", argv[1]);
+    fprintf(stderr, "sinew: unknown command '%s' (see 'sinew --help')\n", safe_text(argv[1]).s);
     return CLI_EXIT_USAGE;
 }

@@ -80,7 +80,7 @@ int cli_outputs_write(const char *command, cli_output *outs, int count)
     if (count > CLI_MAX_OUTPUTS) count = CLI_MAX_OUTPUTS;
     sinew_staged_file *files = calloc((size_t)count + 1, sizeof *files);
     if (!files) {
-        fprintf(stderr, "sinew %s: out of memory writing the outputs\n", command);
+        cli_error(command, "out of memory writing the outputs");
         cli_outputs_free(outs, count);
         return CLI_EXIT_INTERNAL;
     }
@@ -113,10 +113,9 @@ int cli_outputs_write(const char *command, cli_output *outs, int count)
     cli_outputs_free(outs, count);
     if (failed < 0) return CLI_EXIT_OK;
     if (to_stdout_failed)
-        fprintf(stderr, "sinew %s: %s: writing to standard output failed\n", command,
-                outs[failed].option);
+        cli_error(command, "%s: writing to standard output failed", outs[failed].option);
     else
-        fprintf(stderr, "sinew %s: %s %s not written, nor any other output: %s\n", command,
-                outs[failed].option, outs[failed].path, err.message);
+        cli_error(command, "%s %s not written, nor any other output: %s", outs[failed].option,
+                  outs[failed].path, err.message);
     return CLI_EXIT_INTERNAL;
 }

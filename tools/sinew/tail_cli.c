@@ -9,6 +9,7 @@
 
 #include "bake_cli.h"
 #include "cli.h"
+#include "safe_text.h"
 
 const char *tail_cli_legend =
     "The table, one row per appendage found (a protrusion of the skin with no bone inside):\n"
@@ -162,7 +163,7 @@ char *tail_cli_report_text(const sinew_tail_result *run, const char *in, const c
                            const char *mode)
 {
     cJSON *json = report_json(run, in, out, mode);
-    char *text = json ? cJSON_Print(json) : NULL; /* cJSON's default hooks: malloc */
+    char *text = json ? cli_json_text(json, CLI_JSON_INDENTED) : NULL;
     cJSON_Delete(json);
     return text;
 }
@@ -199,7 +200,7 @@ static void print_nothing(const sinew_tail_result *run)
     if (rep->rigged_tail >= 0) {
         printf("no tail to grow: the skeleton already has one (%s and its chain); give it spring "
                "motion with 'sinew bake'\n",
-               joint_name(m, rep->rigged_tail));
+               safe_text(joint_name(m, rep->rigged_tail)).s);
         return;
     }
     uint32_t listed = 0;
@@ -210,7 +211,7 @@ static void print_nothing(const sinew_tail_result *run)
     else if (listed)
         printf("no tail found: no protrusion without a bone hangs from the pelvis (%s) long "
                "enough to be one; use --piece N or --tail-from JOINT if one is\n",
-               joint_name(m, rep->landmarks.pelvis));
+               safe_text(joint_name(m, rep->landmarks.pelvis)).s);
     else
         printf("no tail found: every part of the skin has a bone inside it\n");
 }
@@ -229,7 +230,7 @@ static void print_check(const sinew_tail_result *run)
         snprintf(seam, sizeof seam, "%.2f %5.1f%% -> %.2f %5.1f%%", (double)g->body_before.p99,
                  100.0 * g->body_before.torn_share, (double)g->body_after.p99,
                  100.0 * g->body_after.torn_share);
-        printf("  %-24.24s %-28s %-28s\n", m->clips[c].name, tail, seam);
+        printf("  %s %-28s %-28s\n", safe_text_cell(m->clips[c].name, 24).s, tail, seam);
     }
     if (run->plan.chain_count)
         print_blends(run);
@@ -250,8 +251,9 @@ void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
     const float H = rep->scale;
     char up[64];
     up_name(rep->landmarks.up, up, sizeof up);
-    printf("%s: H = %.4g, pelvis %s, head %s, up %s\n", in, (double)H,
-           joint_name(m, rep->landmarks.pelvis), joint_name(m, rep->landmarks.head), up);
+    printf("%s: H = %.4g, pelvis %s, head %s, up %s\n", safe_text(in).s, (double)H,
+           safe_text(joint_name(m, rep->landmarks.pelvis)).s,
+           safe_text(joint_name(m, rep->landmarks.head)).s, up);
     printf("%-3s %-8s %6s %-22s %7s %6s %6s %6s %15s\n", "#", "what", "verts", "hangs from",
            "length", "thick", "x long", "shells", "reach");
     for (uint32_t p = 0; p < rep->piece_count; p++) {
@@ -260,26 +262,28 @@ void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
         char reach[40];
         snprintf(reach, sizeof reach, "%.3f -> %.3f", (double)(pc->distance_before / H),
                  (double)(pc->distance_after / H));
-        printf("%-3u %-8s %6u %-22.22s %6.3f %6.3f %6.1f %6u %15s\n", p, what_name(pc->verdict),
-               pc->vertex_count, joint_name(m, pc->attach_joint), (double)(pc->length / H),
-               (double)(2 * pc->radius / H), (double)pc->elongation, pc->merged_shells, reach);
-        printf("    %s\n", pc->reason);
+        printf("%-3u %-8s %6u %s %6.3f %6.3f %6.1f %6u %15s\n", p, what_name(pc->verdict),
+               pc->vertex_count, safe_text_cell(joint_name(m, pc->attach_joint), 22).s,
+               (double)(pc->length / H), (double)(2 * pc->radius / H), (double)pc->elongation,
+               pc->merged_shells, reach);
+        printf("    %s\n", safe_text(pc->reason).s);
     }
     if (rep->small_count)
         printf("+ %u bumps beyond bone ends (hooves, a snout, finger tips): unchanged\n",
                rep->small_count);
     for (uint32_t c = 0; c < plan->chain_count; c++) {
         const sinew_rig_chain *ch = &plan->chains[c];
-        printf("chain %u: %s .. %s (%u bones) under %s, from row %u\n", c, ch->bones[0].name,
-               ch->bones[ch->bone_count - 1].name, ch->bone_count, joint_name(m, ch->parent_joint),
-               ch->piece);
+        printf("chain %u: %s .. %s (%u bones) under %s, from row %u\n", c,
+               safe_text(ch->bones[0].name).s, safe_text(ch->bones[ch->bone_count - 1].name).s,
+               ch->bone_count, safe_text(joint_name(m, ch->parent_joint)).s, ch->piece);
     }
     if (plan->chain_count == 0 && plan->changed_count == 0) print_nothing(run);
     if (verbose) {
-        printf("landmarks: thighs %s, %s; spine", joint_name(m, rep->landmarks.thigh[0]),
-               joint_name(m, rep->landmarks.thigh[1]));
+        printf("landmarks: thighs %s, %s; spine",
+               safe_text(joint_name(m, rep->landmarks.thigh[0])).s,
+               safe_text(joint_name(m, rep->landmarks.thigh[1])).s);
         for (uint32_t i = 0; i < rep->landmarks.spine_count; i++)
-            printf(" %s", joint_name(m, rep->landmarks.spine[i]));
+            printf(" %s", safe_text(joint_name(m, rep->landmarks.spine[i])).s);
         printf("\n");
     }
     if (plan->chain_count || plan->changed_count)
@@ -333,7 +337,7 @@ sinew_result tail_cli_stretch_compare(const sinew_document *doc, const char *cli
                                       chain.plan.changed, &tail[v], v == 0 ? &body : NULL, err);
         if (r != SINEW_OK) goto done;
         printf("clip %s, %u moments: tail edges (the %u vertices the chain re-weights)\n",
-               model->clips[c].name, samples, chain.plan.changed_count);
+               safe_text(model->clips[c].name).s, samples, chain.plan.changed_count);
         printf("  %-22s %9s %6s %6s %6s %8s\n", "", "samples", "p95", "p99", "max", "torn");
         for (int v = 0; v < 3; v++)
             print_stretch_row(labels[v], &tail[v]);
