@@ -1,20 +1,29 @@
 #!/bin/sh
-# Builds the libFuzzer harness with clang-14 (fuzzer, address, undefined) into build-fuzz/ and
+# Builds a libFuzzer harness with clang-14 (fuzzer, address, undefined) into build-fuzz/ and
 # runs it for SECONDS (default 600) on a working copy of fuzz/corpus. New findings land in
-# build-fuzz/artifacts/; add each reproducer to fuzz/corpus/ once fixed (ctest replays it).
-#   fuzz/run.sh 600
+# build-fuzz/artifacts-HARNESS/; add each reproducer to fuzz/corpus/ once fixed (ctest
+# replays it through both harnesses).
+#   fuzz/run.sh load 900        the loader, the model view, posing, the writer
+#   fuzz/run.sh pipeline 900    `sinew tail` as the library runs it, then write and reload
 set -eu
-SECONDS_TO_RUN=${1:-600}
+HARNESS=${1:-load}
+SECONDS_TO_RUN=${2:-600}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$ROOT/build-fuzz
-mkdir -p "$OUT/work" "$OUT/artifacts"
-SOURCES="$ROOT/src/base/*.c $ROOT/src/math/*.c $ROOT/src/model/*.c $ROOT/src/io/*.c"
+case $HARNESS in
+load) MODULES="base math model io" ;;
+pipeline) MODULES="base math model io dyn metrics bake rig pipeline" ;;
+*) echo "fuzz/run.sh: unknown harness '$HARNESS' (load or pipeline)" >&2; exit 2 ;;
+esac
+SOURCES=""
+for m in $MODULES; do SOURCES="$SOURCES $ROOT/src/$m/*.c"; done
+mkdir -p "$OUT/work-$HARNESS" "$OUT/artifacts-$HARNESS"
 # shellcheck disable=SC2086
-clang-14 -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fno-omit-frame-pointer \
+clang-14 -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fno-omit-frame-pointer -ffp-contract=off \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I"$ROOT/include" -I"$ROOT/src" $SOURCES "$ROOT/fuzz/fuzz_load.c" \
-    -lcjson -lm -o "$OUT/fuzz_load"
+    -I"$ROOT/include" -I"$ROOT/src" $SOURCES "$ROOT/fuzz/fuzz_$HARNESS.c" \
+    -lcjson -lm -o "$OUT/fuzz_$HARNESS"
 cd "$OUT"
-exec ./fuzz_load -max_total_time="$SECONDS_TO_RUN" -max_len=16384 -rss_limit_mb=2048 \
-    -timeout=10 -print_final_stats=1 -dict="$ROOT/fuzz/gltf.dict" \
-    -artifact_prefix="$OUT/artifacts/" "$OUT/work" "$ROOT/fuzz/corpus"
+exec ./fuzz_"$HARNESS" -max_total_time="$SECONDS_TO_RUN" -max_len=65536 -rss_limit_mb=2048 \
+    -timeout=20 -print_final_stats=1 -dict="$ROOT/fuzz/gltf.dict" \
+    -artifact_prefix="$OUT/artifacts-$HARNESS/" "$OUT/work-$HARNESS" "$ROOT/fuzz/corpus"
