@@ -276,6 +276,20 @@ static void test_killed_runs_leave_no_temporary_file(void **state)
     remove_inputs(&f);
 }
 
+/* An error found past the loader names the file it is about. */
+static void test_errors_name_the_file(void **state)
+{
+    (void)state;
+    char dir[512], raw[600];
+    assert_non_null(test_tmpdir(dir, sizeof dir));
+    test_path(raw, sizeof raw, dir, "untailed.glb");
+    const char *bin = test_sinew_bin();
+    assert_int_equal(test_run(out, sizeof out, "'%s' creature fox -o '%s'", bin, raw), 0);
+    assert_int_equal(test_run(out, sizeof out, "'%s' bake '%s' -o '%s/x.glb'", bin, raw, dir), 1);
+    assert_non_null(strstr(out, "untailed.glb: no Tail_1..Tail_K joints"));
+    test_run(NULL, 0, "rm -rf '%s'", dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_outputs_are_written_together_or_not_at_all),
         cmocka_unit_test(test_output_names_and_modes),
         cmocka_unit_test(test_killed_runs_leave_no_temporary_file),
+        cmocka_unit_test(test_errors_name_the_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

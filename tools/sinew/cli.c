@@ -63,8 +63,16 @@ int cli_exit_code(sinew_result r)
 
 int cli_report(const char *command, const sinew_error *err)
 {
-    cli_error(command, "%s: %s", sinew_result_name(err->code),
-              err->message[0] ? err->message : "(no details)");
+    return cli_report_file(command, NULL, err);
+}
+
+int cli_report_file(const char *command, const char *file, const sinew_error *err)
+{
+    const char *message = err->message[0] ? err->message : "(no details)";
+    if (file && !strstr(message, file))
+        cli_error(command, "%s: %s: %s", sinew_result_name(err->code), file, message);
+    else
+        cli_error(command, "%s: %s", sinew_result_name(err->code), message);
     return cli_exit_code(err->code);
 }
 

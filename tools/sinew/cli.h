@@ -40,6 +40,9 @@ void cli_error(const char *command, const char *fmt, ...)
 /* Prints a library error ("sinew COMMAND: format error: Fox.glb: accessor 12: ...") and
  * returns the matching exit code: 1 for input problems, 2 for argument errors, 3 otherwise. */
 int cli_report(const char *command, const sinew_error *err);
+/* The same for an error while working on `file`: its name is put before the message when the
+ * message does not name it already (errors from past the loader name no file). */
+int cli_report_file(const char *command, const char *file, const sinew_error *err);
 
 /* Exit code for a result without printing. */
 int cli_exit_code(sinew_result r);

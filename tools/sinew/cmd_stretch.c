@@ -76,15 +76,15 @@ int cmd_stretch(int argc, char **argv)
     if (sinew_document_load_file(file, NULL, &doc, &err) != SINEW_OK ||
         sinew_model_from_document(doc, NULL, &model, &err) != SINEW_OK) {
         sinew_document_free(doc);
-        return cli_report("stretch", &err);
+        return cli_report_file("stretch", file, &err);
     }
     if (compare) {
         int code = CLI_EXIT_OK;
         if (sinew_model_find_clip(model, clip_name ? clip_name : "") < 0 && clip_name) {
             sinew_error_set(&err, SINEW_ERR_NOT_FOUND, "%s: no clip named \"%s\"", file, clip_name);
-            code = cli_report("stretch", &err);
+            code = cli_report_file("stretch", file, &err);
         } else if (tail_cli_stretch_compare(doc, clip_name, (uint32_t)samples, &err) != SINEW_OK) {
-            code = cli_report("stretch", &err);
+            code = cli_report_file("stretch", file, &err);
         }
         sinew_model_free(model);
         sinew_document_free(doc);
@@ -95,7 +95,7 @@ int cmd_stretch(int argc, char **argv)
         sinew_error_set(&err, SINEW_ERR_NOT_FOUND, "%s: no clip named \"%s\"", file, clip_name);
         sinew_model_free(model);
         sinew_document_free(doc);
-        return cli_report("stretch", &err);
+        return cli_report_file("stretch", file, &err);
     }
     uint8_t *tail = calloc(model->mesh.vertex_count + 1, 1);
     uint32_t tail_joints = tail ? cli_mark_tail_skin(model, tail) : 0;
@@ -114,7 +114,7 @@ int cmd_stretch(int argc, char **argv)
         sinew_stretch_stats st, sb;
         if (sinew_metrics_stretch(model, &model->clips[c], &opt, tail, &st, &sb, &err) !=
             SINEW_OK) {
-            code = cli_report("stretch", &err);
+            code = cli_report_file("stretch", file, &err);
             break;
         }
         if (json) {

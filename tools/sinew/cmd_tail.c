@@ -130,7 +130,7 @@ int cmd_tail(int argc, char **argv)
     int code = CLI_EXIT_OK;
     cli_output outs[2] = {{"-o", out, NULL, 0}, {"--report", report_path, NULL, 0}};
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK) {
-        code = cli_report("tail", &err);
+        code = cli_report_file("tail", in, &err);
         goto done;
     }
     const sinew_document *inputs[1] = {doc};
@@ -138,7 +138,7 @@ int cmd_tail(int argc, char **argv)
     if (sinew_tail_run(doc, &opt, &run, &err) != SINEW_OK ||
         sinew_document_serialize(doc, out, &outs[0].data, &outs[0].size, &err) != SINEW_OK) {
         if (err.code == SINEW_ERR_ARGUMENT) err.code = SINEW_ERR_FORMAT; /* the file's fault */
-        code = cli_report("tail", &err);
+        code = cli_report_file("tail", in, &err);
         goto done;
     }
     if (report_path) {
