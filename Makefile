@@ -18,7 +18,7 @@ test-asan:
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSINEW_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -LE 'browser|blender'
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -LE 'browser|blender|install'
 
 test: test-fast test-asan
 
