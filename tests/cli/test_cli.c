@@ -344,7 +344,7 @@ static void test_inspect_every_shared_model(void **state)
 {
     (void)state;
     const char *dir = test_models_dir();
-    if (!dir) skip();
+    if (!dir) test_skip();
     const char *files[] = {"CesiumMan.glb",
                            "Fox.glb",
                            "RiggedSimple.glb",
@@ -488,5 +488,5 @@ int main(void)
         cmocka_unit_test(test_inspect_every_shared_model),
         cmocka_unit_test(test_json_outputs_whole_or_not_at_all),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }

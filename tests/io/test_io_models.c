@@ -31,7 +31,7 @@ static void test_models(void **state)
 {
     (void)state;
     const char *dir = test_models_dir();
-    if (!dir) skip();
+    if (!dir) test_skip();
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
         char path[1024];
         test_path(path, sizeof path, dir, models[i].file);
@@ -100,5 +100,5 @@ static void test_models(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_models)};
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -444,7 +444,7 @@ static void test_acceptance(void **state)
     } else {
         if (!test_file_exists(g_input)) {
             fprintf(stderr, "note: %s is absent: skipping (shared models missing)\n", g_input);
-            skip();
+            test_skip();
         }
         static const char *const clips[] = {"walk", "run", "sprint", "gallop", NULL};
         printf("%s (walk and run clips)\n", g_input);
@@ -474,5 +474,5 @@ int main(int argc, char **argv)
     }
     setvbuf(stdout, NULL, _IONBF, 0);
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_acceptance)};
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -235,7 +235,7 @@ static void test_blender(void **state)
     static char text[4096];
     if (test_run(text, sizeof text, "command -v blender") != 0) {
         fprintf(stderr, "note: blender is not installed: skipping\n");
-        skip();
+        test_skip();
     }
     char json[600];
     snprintf(json, sizeof json, "%s/fox_blender.json", tmp);
@@ -271,5 +271,5 @@ int main(int argc, char **argv)
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
         if (system(cmd) != 0) r = r ? r : 1;
     }
-    return r;
+    return test_exit_code(r);
 }

@@ -141,13 +141,13 @@ static void test_notail_models(void **state)
 {
     (void)state;
     const char *dir = test_models_dir();
-    if (!dir) skip();
+    if (!dir) test_skip();
     char sub[1024];
     snprintf(sub, sizeof sub, "%s/notail", dir);
     DIR *d = opendir(sub);
     if (!d) {
         fprintf(stderr, "note: %s is absent: skipping\n", sub);
-        skip();
+        test_skip();
     }
     char tmp[256];
     assert_non_null(test_tmpdir(tmp, sizeof tmp));
@@ -175,7 +175,7 @@ static void test_landmarks(void **state)
 {
     (void)state;
     const char *dir = test_models_dir();
-    if (!dir) skip();
+    if (!dir) test_skip();
     static const struct {
         const char *file, *pelvis, *head;
     } cases[] = {
@@ -219,7 +219,7 @@ static void test_nothing_to_do(void **state)
 {
     (void)state;
     const char *dir = test_models_dir();
-    if (!dir) skip();
+    if (!dir) test_skip();
     const char *files[] = {
         "Fox.glb",       "quaternius_Fox.glb", "quaternius_TRex.glb", "quaternius_Velociraptor.glb",
         "CesiumMan.glb", "RiggedSimple.glb",   "SimpleSkin.gltf",     "RobotExpressive.glb"};
@@ -249,5 +249,5 @@ int main(void)
         cmocka_unit_test(test_nothing_to_do),
         cmocka_unit_test(test_notail_models),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -58,7 +58,7 @@ static void test_control_every_model(void **state)
 {
     (void)state;
     const char *dir = test_models_dir();
-    if (!dir) skip();
+    if (!dir) test_skip();
     uint32_t clips = 0;
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
         sinew_document *doc = NULL;
@@ -120,10 +120,10 @@ static void test_fox_coarse(void **state)
 {
     (void)state;
     const char *dir = test_models_dir();
-    if (!dir) skip();
+    if (!dir) test_skip();
     sinew_document *doc = NULL, *cdoc = NULL;
     sinew_model *fox = NULL, *coarse = NULL;
-    if (!load(dir, "Fox.glb", &doc, &fox)) skip();
+    if (!load(dir, "Fox.glb", &doc, &fox)) test_skip();
     assert_true(load(dir, "Fox.glb", &cdoc, &coarse));
     const char *tail[2] = {"b_Tail02_013", "b_Tail03_014"};
     assert_true(merge_joints(coarse, "b_Tail01_012", tail, 2) > 0);
@@ -262,11 +262,11 @@ static void test_fox_shuffled_and_resolution(void **state)
 {
     (void)state;
     const char *dir = test_models_dir();
-    if (!dir) skip();
+    if (!dir) test_skip();
     sinew_document *docs[4] = {0};
     sinew_model *m[4] = {0}; /* source, plain, shuffled, decimated */
     for (int i = 0; i < 4; i++)
-        if (!load(dir, "Fox.glb", &docs[i], &m[i])) skip();
+        if (!load(dir, "Fox.glb", &docs[i], &m[i])) test_skip();
     const char *tail[2] = {"b_Tail02_013", "b_Tail03_014"};
     for (int i = 1; i < 4; i++)
         assert_true(merge_joints(m[i], "b_Tail01_012", tail, 2) > 0);
@@ -304,17 +304,14 @@ static void test_tail_pipeline(void **state)
 {
     (void)state;
     const char *dir = test_models_dir();
-    if (!dir) skip();
+    if (!dir) test_skip();
     char tmp[512], in[4096], out[4200], log[8192];
     test_path(in, sizeof in, dir, "notail/Fox.glb");
-    if (!test_file_exists(in)) skip();
+    if (!test_file_exists(in)) test_skip();
     assert_non_null(test_tmpdir(tmp, sizeof tmp));
     snprintf(out, sizeof out, "%s/fox_tail.glb", tmp);
     int rc = test_run(log, sizeof log, "'%s' tail '%s' -o '%s'", test_sinew_bin(), in, out);
-    if (rc != 0) {
-        fprintf(stderr, "note: `sinew tail` failed (%d), pipeline check skipped:\n%s\n", rc, log);
-        skip();
-    }
+    if (rc != 0) fail_msg("`sinew tail` failed (%d):\n%s", rc, log);
     sinew_document *sdoc = NULL, *tdoc = NULL;
     sinew_model *fox = NULL, *rig = NULL;
     assert_true(load(dir, "Fox.glb", &sdoc, &fox));
@@ -382,7 +379,7 @@ static void test_cli(void **state)
     const char *dir = test_models_dir();
     if (!dir) {
         rmdir(tmp);
-        skip();
+        test_skip();
     }
     char fox[4096], qfox[4096], target[4096], out[4600], rep[4600], heat[4600];
     test_path(fox, sizeof fox, dir, "Fox.glb");
@@ -394,7 +391,7 @@ static void test_cli(void **state)
     if (!test_file_exists(fox) || !test_file_exists(qfox) || !test_file_exists(target)) {
         fprintf(stderr, "note: models absent: CLI runs skipped\n");
         rmdir(tmp);
-        skip();
+        test_skip();
     }
     /* unknown clip; meshes that do not overlap; an existing clip without --replace */
     assert_int_equal(
@@ -567,5 +564,5 @@ int main(void)
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_cli_align),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
