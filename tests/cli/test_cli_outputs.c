@@ -182,7 +182,7 @@ static void test_outputs_are_written_together_or_not_at_all(void **state)
     remove(out_glb);
     /* A solve whose heat map cannot be written writes no solved rig either. */
     assert_int_equal(test_run(out, sizeof out,
-                              "'%s' solve --control --replace --source '%s' --clips Walk -o '%s' "
+                              "'%s' solve --control --source '%s' --clips Walk -o '%s' "
                               "--heatmap '%s' --max-vertices 300",
                               bin, f.fox, out_glb, heat),
                      3);

@@ -1,6 +1,6 @@
 // The solved clips play in a real player: `sinew solve` output checked with the
 // Khronos glTF-Validator and three.js (GLTFLoader + AnimationMixer + getVertexPosition).
-//  1. Control: the Khronos fox's Walk re-solved onto itself (--control -o, --replace) must
+//  1. Control: the Khronos fox's Walk re-solved onto itself (--control -o: no --replace) must
 //     show, in three.js, the artist's surface: mean error <= 1e-4 and worst <= 1e-3 of the
 //     diagonal at 10 times across the clip.
 //  2. A template rig (notail/Fox_parent.glb): the mean error three.js shows must agree with
@@ -82,7 +82,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sinew-solve-three-'));
 let failed = 0;
 try {
   const control = path.join(tmp, 'control.glb');
-  execFileSync(bin, ['solve', '--source', source, '--control', '--clips', 'Walk', '-o', control, '--replace'], { stdio: 'inherit' });
+  execFileSync(bin, ['solve', '--source', source, '--control', '--clips', 'Walk', '-o', control], { stdio: 'inherit' });
   const onto = path.join(tmp, 'template.glb');
   const report = path.join(tmp, 'report.json');
   execFileSync(bin, ['solve', '--source', source, '--target', template, '--clips', 'Walk', '-o', onto, '--replace', '--report', report], { stdio: 'inherit' });

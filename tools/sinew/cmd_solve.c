@@ -40,7 +40,8 @@ static void usage(FILE *out)
             "  --rotation-only     keep joint translations at rest (bone lengths exact); the\n"
             "                      table also shows the free solve beside it\n"
             "  --control           solve the source rig against its own clips (no --target):\n"
-            "                      a perfect answer exists, so Q must be ~100%%\n"
+            "                      a perfect answer exists, so Q must be ~100%%; with -o its\n"
+            "                      solved clips replace the source's (no --replace needed)\n"
             "  --replace           overwrite target animations that have a source clip's name\n"
             "  --max-vertices N    fit at most N evenly spread vertices (quality uses all)\n"
             "  --report R.json     per clip and overall numbers, worst frames and vertices\n"
@@ -358,6 +359,8 @@ int cmd_solve(int argc, char **argv)
         cs.diagonal = rig->size.diagonal;
     }
 
+    /* A control run's clips are the source's own, solved: they replace them by design. */
+    if (control) replace = 1;
     /* Refuse name clashes before any work, so nothing is half written. */
     if (out_path && !replace)
         for (uint32_t c = 0; c < nchosen; c++)
