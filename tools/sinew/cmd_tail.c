@@ -117,6 +117,7 @@ int cmd_tail(int argc, char **argv)
     }
     if (!in) return cli_usage_error("tail", "missing input file");
     if (!out) return cli_usage_error("tail", "missing -o OUT");
+    if (bake_cli_check("tail", &params)) return CLI_EXIT_USAGE;
     if (cli_same_file(in, out))
         return cli_usage_error("tail", "-o names the input file %s (inputs are never modified)",
                                in);
