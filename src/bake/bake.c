@@ -259,9 +259,9 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_des
     const float tolerance =
         (options && options->closure_tolerance > 0 ? options->closure_tolerance : 1e-4f) *
         model->world_size.scale;
-    const float settle_seconds =
-        options && options->settle_seconds > 0 ? fminf(options->settle_seconds, MAX_SETTLE_SECONDS)
-                                               : 30.0f;
+    const float settle_seconds = options && options->settle_seconds > 0
+                                     ? fminf(options->settle_seconds, MAX_SETTLE_SECONDS)
+                                     : 30.0f;
     const sinew_allocator *a = &model->allocator;
 
     const float rate = clip_rate(model, clip, min_rate);
