@@ -42,30 +42,12 @@ static int clip_loops(const sinew_model *model, const sinew_dyn_rig *rig, const 
     return 1;
 }
 
-static int compare_floats(const void *pa, const void *pb)
-{
-    float a = *(const float *)pa, b = *(const float *)pb;
-    return (a > b) - (a < b);
-}
-
-/* The clip's own key rate: 1 / the median spacing of its keys, at least min_rate. */
+/* The clip's own key rate: 1 / its median key spacing, at least min_rate, at most MAX_RATE. */
 static float clip_rate(const sinew_model *model, const sinew_clip *clip, float min_rate)
 {
-    size_t n = 0;
-    for (uint32_t c = 0; c < clip->channel_count; c++)
-        n += clip->channels[c].key_count > 1 ? clip->channels[c].key_count - 1 : 0;
+    const float median = sinew_clip_key_spacing(clip, &model->allocator);
     float rate = min_rate;
-    float *gaps = n ? sinew_alloc(&model->allocator, n, sizeof *gaps) : NULL;
-    if (gaps) {
-        size_t k = 0;
-        for (uint32_t c = 0; c < clip->channel_count; c++)
-            for (uint32_t i = 1; i < clip->channels[c].key_count; i++)
-                gaps[k++] = clip->channels[c].times[i] - clip->channels[c].times[i - 1];
-        qsort(gaps, n, sizeof *gaps, compare_floats);
-        float median = gaps[n / 2];
-        if (median > 0 && 1.0f / median > rate) rate = 1.0f / median;
-        sinew_free(&model->allocator, gaps);
-    }
+    if (median > 0 && 1.0f / median > rate) rate = 1.0f / median;
     return rate > MAX_RATE ? MAX_RATE : rate;
 }
 
