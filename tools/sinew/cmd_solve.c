@@ -16,7 +16,6 @@
 #include "sinew/solve.h"
 
 #define CMD "solve"
-#define MAX_CLIPS 256
 #define WORST_LIST 5
 
 static void usage(FILE *out)
@@ -297,6 +296,8 @@ int cmd_solve(int argc, char **argv)
     uint32_t *nearest = NULL;
     clip_run *runs = NULL;
     uint32_t nruns = 0;
+    const sinew_clip **chosen = NULL;
+    char *clips_buf = NULL;
     sinew_correspondence_stats cs;
     memset(&cs, 0, sizeof cs);
 
@@ -319,16 +320,20 @@ int cmd_solve(int argc, char **argv)
         goto done;
     }
 
-    /* Which clips: all, or a comma-separated list (each must exist). */
-    const sinew_clip *chosen[MAX_CLIPS];
+    /* Which clips: all, or a comma-separated list (each must exist, each once). */
+    chosen = malloc(src->clip_count * sizeof *chosen);
+    clips_buf = clips_arg ? strdup(clips_arg) : NULL;
+    if (!chosen || (clips_arg && !clips_buf)) {
+        fprintf(stderr, "sinew %s: out of memory\n", CMD);
+        code = CLI_EXIT_INTERNAL;
+        goto done;
+    }
     uint32_t nchosen = 0;
     if (!clips_arg || !strcmp(clips_arg, "all")) {
-        for (uint32_t c = 0; c < src->clip_count && nchosen < MAX_CLIPS; c++)
+        for (uint32_t c = 0; c < src->clip_count; c++)
             chosen[nchosen++] = &src->clips[c];
     } else {
-        char buf[4096];
-        snprintf(buf, sizeof buf, "%s", clips_arg);
-        for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+        for (char *save = NULL, *tok = strtok_r(clips_buf, ",", &save); tok;
              tok = strtok_r(NULL, ",", &save)) {
             int32_t c = sinew_model_find_clip(src, tok);
             if (c < 0) {
@@ -343,7 +348,7 @@ int cmd_solve(int argc, char **argv)
             int dup = 0;
             for (uint32_t k = 0; k < nchosen; k++)
                 dup |= chosen[k] == &src->clips[c];
-            if (!dup && nchosen < MAX_CLIPS) chosen[nchosen++] = &src->clips[c];
+            if (!dup) chosen[nchosen++] = &src->clips[c];
         }
         if (nchosen == 0) {
             code = cli_usage_error(CMD, "--clips names no clip");
@@ -432,6 +437,10 @@ int cmd_solve(int argc, char **argv)
         }
         run->seconds = now_seconds() - t0;
         nruns++;
+        if (run->res.plan.resampled)
+            printf("%s: more than %u key times: resampled at %g per second (%u frames)\n",
+                   chosen[c]->name, run->res.plan.key_times - 1, (double)run->res.plan.rate,
+                   run->res.frame_count);
         print_row(chosen[c]->name, rotation_only ? "rot-only" : "free", &run->res, run->seconds);
         sinew_solve_quality_merge(&all, &run->res.quality);
         if (rotation_only) {
@@ -525,6 +534,8 @@ done:
             sinew_solve_clip_result_free(&runs[c].free, NULL);
         }
     free(runs);
+    free(chosen);
+    free(clips_buf);
     free(nearest);
     if (rig != src) sinew_model_free(rig);
     sinew_model_free(src);
