@@ -67,8 +67,8 @@ static sinew_result clip_key_count(const sinew_clip *clip, float rate, uint32_t 
     const float keys = duration > 0 ? ceilf(duration * rate - 1e-3f) + 1 : 1;
     if (!((double)duration <= SINEW_BAKE_MAX_DURATION))
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
-                               "bake: clip \"%s\" lasts %g s and would need %.0f keys at %g "
-                               "per second; a bake records at most %g s (%.0f keys at that "
+                               "bake: clip \"%s\" lasts %g s and would need %.10g keys at %g "
+                               "per second; a bake records at most %g s (%.10g keys at that "
                                "rate): is a key time far beyond the others?",
                                clip->name, (double)duration, (double)keys, (double)rate,
                                SINEW_BAKE_MAX_DURATION,

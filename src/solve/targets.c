@@ -98,7 +98,7 @@ sinew_result sinew_solve_plan_frames(const sinew_clip *clip, float frame_rate, u
     out->frame_count = rate > 0 ? rate_frame_count(clip_duration(clip), rate) : out->key_times;
     if (out->frame_count > limit)
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
-                               "solve: clip \"%s\" lasts %g s: %.0f frames at %g per second%s, "
+                               "solve: clip \"%s\" lasts %g s: %.10g frames at %g per second%s, "
                                "more than the %u a solve takes (is a key time far beyond the "
                                "others?)",
                                clip->name, (double)clip->duration,

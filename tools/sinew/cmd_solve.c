@@ -378,6 +378,15 @@ int cmd_solve(int argc, char **argv)
         cs.diagonal = rig->size.diagonal;
     }
 
+    /* Refuse a clip too long to solve before solving any (the same plan sinew_solve_clip
+     * makes). */
+    for (uint32_t c = 0; c < nchosen; c++) {
+        sinew_solve_frame_plan plan;
+        if (sinew_solve_plan_frames(chosen[c], 0.0f, 0, &plan, &err)) {
+            code = cli_report(CMD, &err);
+            goto done;
+        }
+    }
     /* Refuse name clashes before any work, so nothing is half written. */
     if (out_path && !replace)
         for (uint32_t c = 0; c < nchosen; c++)
