@@ -79,7 +79,9 @@ enum {
 };
 
 /* Spring-chain parameters. A zeroed struct means the article's defaults; every length or
- * acceleration is given for the 1.91 m reference fox and scaled to the model (see top). */
+ * acceleration is given for the 1.91 m reference fox and scaled to the model (see top). The
+ * values each field accepts: sinew_dyn_param_range; outside them sinew_dyn_rig_create
+ * refuses the parameters (sinew_dyn_params_check says so without a model). */
 typedef struct sinew_dyn_params {
     float frequency_root;  /* Hz, the root link's spring; default: 0.9 Hz */
     float frequency_tip;   /* Hz, the last link's, linear in between; default: frequency_root/2 */
