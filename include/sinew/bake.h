@@ -24,6 +24,13 @@
 extern "C" {
 #endif
 
+/* The longest clip a bake records, seconds: an hour. Motion-capture takes and game clips last
+ * seconds to a few minutes; a clip longer than an hour is a stray key (a time of 1e6 s in a
+ * one-second walk asked 3e7 keys: 70 s and 3.4 GB before failing). At the bake's highest rate,
+ * 240 keys per second, an hour is 864,000 keys, 13.8 MB of rotations per chain joint, and its
+ * passes take seconds; any value from the longest real clip to what memory allows is safe. */
+#define SINEW_BAKE_MAX_DURATION 3600.0
+
 typedef struct sinew_bake_options {
     const sinew_dyn_params *params; /* spring parameters; default: NULL = the article's */
     float min_rate;                 /* keys per second at least; default: 30 */
@@ -34,7 +41,7 @@ typedef struct sinew_bake_options {
                                        scale per second); default: 1e-4 */
     float settle_seconds;           /* a non-looping clip holds its first pose up to this long to
                                        settle before recording (it stops early once still);
-                                       default: 30 s */
+                                       default: 30 s; at most 3600 s (larger is taken as that) */
 } sinew_bake_options;
 
 /* One clip's baked tail. Arrays are allocated with the model's allocator. */
@@ -59,8 +66,10 @@ typedef struct sinew_bake_track {
 
 /* Bakes clip `clip` of `model` for `chain` (NULL: the Tail_* joints, found by name). The
  * spring rig is made for the clip with the options' parameters, its internal step set to
- * divide the key spacing so that a loop can close exactly. Errors of sinew_dyn_rig_create
- * (SINEW_ERR_NOT_FOUND: no Tail_* chain) pass through. */
+ * divide the key spacing so that a loop can close exactly. SINEW_ERR_INVALID_VALUE, naming
+ * the clip, its duration and the keys it would need, when the duration is not finite or
+ * longer than SINEW_BAKE_MAX_DURATION. Errors of sinew_dyn_rig_create (SINEW_ERR_NOT_FOUND: no
+ * Tail_* chain) pass through. */
 sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_desc *chain,
                              uint32_t clip, const sinew_bake_options *options,
                              sinew_bake_track *out, sinew_error *err);

@@ -79,7 +79,9 @@ enum {
 };
 
 /* Spring-chain parameters. A zeroed struct means the article's defaults; every length or
- * acceleration is given for the 1.91 m reference fox and scaled to the model (see top). */
+ * acceleration is given for the 1.91 m reference fox and scaled to the model (see top). The
+ * values each field accepts: sinew_dyn_param_range; outside them sinew_dyn_rig_create
+ * refuses the parameters (sinew_dyn_params_check says so without a model). */
 typedef struct sinew_dyn_params {
     float frequency_root;  /* Hz, the root link's spring; default: 0.9 Hz */
     float frequency_tip;   /* Hz, the last link's, linear in between; default: frequency_root/2 */
@@ -134,15 +136,45 @@ typedef struct sinew_dyn_state sinew_dyn_state; /* lives in caller memory */
 /* Fills `out` with the defaults written on sinew_dyn_params (unscaled). */
 void sinew_dyn_params_default(sinew_dyn_params *out);
 
+/* The values sinew_dyn_rig_create accepts for the float field of sinew_dyn_params named
+ * `name` ("frequency_root", "carry", ...), in that field's unit (radians for angles): sets
+ * *min and *max (either may be NULL) and returns 1, or returns 0 for a name that is no float
+ * field. A field whose default is "0" also accepts 0. The ranges:
+ *   frequency_root, frequency_tip   0.01 .. 100 Hz
+ *   damping_ratio                   0.01 .. 10
+ *   gravity                         0 .. 1000 m/s^2 at reference size
+ *   carry, bend_limit, bind_limit   0 .. pi
+ *   rest_curve                      0 .. 1
+ *   curvature                       -4 pi .. 4 pi
+ *   coupling_rate, contact_damping  0 .. 1000 /s
+ *   floor_height                    -1e9 .. 1e9 file units
+ *   floor_clearance                 0 .. 1000 m at reference size
+ *   max_step                        0 .. 1 s (below 1e-5 s it is taken as 1e-5)
+ *   teleport_distance               0 .. 1e9 m at reference size
+ *   reference_size                  0 .. 1e9 file units
+ * A CLI or binding checks its options with these, so that what it accepts the library does. */
+int sinew_dyn_param_range(const char *name, float *min, float *max);
+
+/* The highest spring frequency, Hz, the step integrates stably with `damping_ratio` at the
+ * internal step `max_step` s: semi-implicit Euler grows without bound once 2 pi f h exceeds
+ * 2 / (zeta + sqrt(zeta^2 + 1)) (10.4 Hz at the defaults 0.65 and 1/60 s). */
+float sinew_dyn_stable_frequency(float damping_ratio, float max_step);
+
+/* Checks `params` as sinew_dyn_rig_create will, without a model: every float field in its
+ * sinew_dyn_param_range, and the faster of frequency_root and frequency_tip at most
+ * sinew_dyn_stable_frequency(damping_ratio, max_step) after defaults. SINEW_ERR_ARGUMENT
+ * with a message naming the field, its value and what is allowed. NULL is the defaults. */
+sinew_result sinew_dyn_params_check(const sinew_dyn_params *params, sinew_error *err);
+
 /* Builds a rig for `model`'s tail chain. `params` NULL or zeroed means defaults; `desc` NULL
  * means find nodes named Tail_1, Tail_2, .. (an optional "prefix:" or "prefix|" is ignored)
  * linked parent to child, plus Tail_End. Rest frames come from the skin's inverse bind
  * matrices when node and parent are joints (the loaded pose is not neutral), else
  * from sinew_node.rest. Errors: SINEW_ERR_NOT_FOUND (no Tail_* joints), SINEW_ERR_FORMAT
  * (chain not linked parent to child, zero-length link, parentless root),
- * SINEW_ERR_ARGUMENT (bad desc or params), SINEW_ERR_INVALID_VALUE (non-finite or singular
- * bind data), SINEW_ERR_OUT_OF_MEMORY. On failure *out is NULL. The model is only read and
- * may be freed after this call. */
+ * SINEW_ERR_ARGUMENT (bad desc, or params outside sinew_dyn_params_check), SINEW_ERR_INVALID_VALUE
+ * (non-finite or singular bind data), SINEW_ERR_OUT_OF_MEMORY. On failure *out is NULL. The model
+ * is only read and may be freed after this call. */
 sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chain_desc *desc,
                                   const sinew_dyn_params *params, const sinew_allocator *allocator,
                                   sinew_dyn_rig **out, sinew_error *err);
@@ -178,6 +210,12 @@ sinew_dyn_state *sinew_dyn_state_init(const sinew_dyn_rig *rig, void *memory, si
 void sinew_dyn_state_reset(sinew_dyn_state *state);
 /* 1 when the chain has been placed (stepped at least once since init or reset). */
 int sinew_dyn_state_placed(const sinew_dyn_state *state);
+/* How many steps since init found this state not finite after stepping and put the chain
+ * back at rest in the parent's pose instead (its output then the rest rotations). A step
+ * never returns a NaN: with parameters inside sinew_dyn_params_check and parent frames the
+ * step accepts this stays 0; a caller that sees it grow has fed the chain something
+ * violent (particles set far away with sinew_dyn_state_set, say). Copied with the state. */
+uint32_t sinew_dyn_state_resets(const sinew_dyn_state *state);
 /* Copies the tip particles' world positions and velocities (model units, units/s) into
  * caller arrays of joint_count entries; either may be NULL. These are the committed
  * particles: with dt not a multiple of max_step they trail the last call by the leftover
@@ -218,11 +256,14 @@ typedef struct sinew_dyn_step_job {
 
 /* Checks a job without running it: SINEW_ERR_ARGUMENT for missing pointers, a state of
  * another size, too few world transforms, or dt negative or not finite;
- * SINEW_ERR_INVALID_VALUE when the parent's world transform is not finite or singular. */
+ * SINEW_ERR_INVALID_VALUE when the parent's world transform is not finite or singular, or
+ * puts the chain farther than 1e15 units from the origin (its largest translation component
+ * plus its scale times the chain's bind length), where float squares overflow. */
 sinew_result sinew_dyn_step_validate(const sinew_dyn_step_job *job, sinew_error *err);
 /* Validates, then advances the state by dt and writes the chain's local rotations. Never
  * allocates and never writes anything but job->state and job->local_rotations; on error
- * neither is changed. */
+ * neither is changed. A step that leaves the state not finite resets it at rest and counts
+ * it (sinew_dyn_state_resets), in every path: single, in lanes, or alone in run_many. */
 sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err);
 
 /* Runs `count` jobs, as sinew_dyn_step_run on each in order, after validating all of them

@@ -163,6 +163,12 @@ void sinew_mesh_weld(sinew_mesh *mesh, uint32_t *scratch);
 int32_t sinew_model_find_node(const sinew_model *model, const char *name);
 /* Index of the clip named `name` (exact match), or -1. */
 int32_t sinew_model_find_clip(const sinew_model *model, const char *name);
+/* The clip's own key period, seconds: the median of the gaps between consecutive keys of
+ * every channel (1/30 s for a clip keyed at 30 per second, whatever its channel count, and
+ * whatever a few stray keys far beyond the others do to its duration). 0 when no channel has
+ * two keys or when the scratch (one float per gap, from `allocator`, NULL: malloc) cannot be
+ * allocated. What the bake and the solve derive their rates from. */
+float sinew_clip_key_spacing(const sinew_clip *clip, const sinew_allocator *allocator);
 
 /* ---- bones in bind space ---- */
 

@@ -62,6 +62,17 @@
 extern "C" {
 #endif
 
+/* Frames one clip's solve takes at most: ten minutes at 60 per second (five at 120). A solve
+ * keeps a pose and a skinning matrix per joint for every frame, about 10 KB a frame for a
+ * 100-joint rig (360 MB here), and sweeps every frame (about a millisecond each on the
+ * shared models): real clips, seconds to a few minutes at 24 to 120 keys per second, stay
+ * well under it, while a clip of a million key times asked 790 MB and a ten million over
+ * 3.7 GB. sinew_solve_options.max_frames may set another bound. */
+#define SINEW_SOLVE_MAX_FRAMES 36000u
+/* The fastest a clip with too many key times is resampled at, frames per second: motion
+ * capture records at up to 120, and players draw at 60 to 144 per second. */
+#define SINEW_SOLVE_MAX_RATE 120.0f
+
 /* Mean nearest distance (fraction of the target diagonal) above which two meshes are not
  * the same creature in the same bind space, and sinew_solve_correspond refuses. */
 #define SINEW_SOLVE_MAX_MEAN_NEAREST 0.02f
@@ -102,6 +113,8 @@ typedef struct sinew_solve_options {
     const sinew_solve_alignment *alignment; /* the source-to-target similarity the
                                  correspondence used (sinew_correspondence_stats.alignment when
                                  .aligned); default: NULL = both already share one bind space */
+    uint32_t max_frames; /* frames per clip at most (see sinew_solve_plan_frames);
+                            default: 0 = SINEW_SOLVE_MAX_FRAMES */
 } sinew_solve_options;
 
 /* ---- correspondence ---- */
@@ -187,9 +200,30 @@ sinew_vec3 sinew_solve_alignment_apply(const sinew_solve_alignment *alignment, s
 /* The frame times for `clip`: with frame_rate 0 the sorted union of its key times (keys
  * closer than 1e-4 s merged), else 0, 1/rate, ... up to and including the duration. Writes
  * at most `capacity` times when `times` is not NULL; returns the full count (query with
- * times = NULL). A clip without keys has one frame at 0. */
+ * times = NULL), at most UINT32_MAX (a duration that is not finite counts as 0 s). A clip
+ * without keys has one frame at 0. sinew_solve_plan_frames says which rate to pass. */
 uint32_t sinew_solve_frame_times(const sinew_clip *clip, float frame_rate, float *times,
                                  uint32_t capacity);
+
+/* Which frames a clip's solve takes (sinew_solve_plan_frames). */
+typedef struct sinew_solve_frame_plan {
+    uint32_t frame_count; /* frames */
+    float rate;           /* frames per second (sinew_solve_frame_times' frame_rate): the
+                             options' frame_rate, or the resampling rate; 0 = the key times */
+    int resampled;        /* 1 when the clip had more key times than max_frames and is
+                             resampled at `rate` instead */
+    uint32_t key_times;   /* the clip's distinct key times, counted up to max_frames + 1 */
+} sinew_solve_frame_plan;
+
+/* Plans the frames of `clip` within `max_frames` (0: SINEW_SOLVE_MAX_FRAMES): at
+ * `frame_rate` when it is > 0; else at the clip's key times when there are at most
+ * max_frames of them; else resampled at the clip's own key rate (1 / sinew_clip_key_spacing,
+ * at most SINEW_SOLVE_MAX_RATE), `resampled` set. SINEW_ERR_INVALID_VALUE, naming the clip,
+ * its duration and the frames it would need, when the duration is not finite or the frames
+ * at that rate are more than max_frames (a clip hours long, or keys far beyond the others).
+ * Counting stops past max_frames, so a plan costs at most that many key look-ups. */
+sinew_result sinew_solve_plan_frames(const sinew_clip *clip, float frame_rate, uint32_t max_frames,
+                                     sinew_solve_frame_plan *out, sinew_error *err);
 
 /* Skins `source` with `clip` at each of `frame_count` times and maps the surface onto the
  * target mesh through `nearest` (from sinew_solve_correspond): out[f * V + i] for target
@@ -287,13 +321,15 @@ typedef struct sinew_solve_clip_result {
                                   units (Q of any vertex subset: 1 - sum error / sum moved) */
     float *vertex_moved_sum;   /* vertex_count: sum over frames of |x_target - x_bind| */
     sinew_solve_quality quality;
-    double diagonal;         /* the rig's bind-space diagonal, model units */
-    double sweeps_per_frame; /* mean */
-    uint32_t max_sweeps;     /* largest sweep count of any frame */
-    double reskin_mismatch;  /* largest |M_j re-derived from `poses` - solved M_j| over
-                                every frame, joint and vertex, model units (the check that
-                                the written tracks reproduce the solve) */
-    double seconds_targets;  /* not measured by the library: 0; the CLI may fill them */
+    double diagonal;             /* the rig's bind-space diagonal, model units */
+    double sweeps_per_frame;     /* mean */
+    uint32_t max_sweeps;         /* largest sweep count of any frame */
+    double reskin_mismatch;      /* largest |M_j re-derived from `poses` - solved M_j| over
+                                    every frame, joint and vertex, model units (the check that
+                                    the written tracks reproduce the solve) */
+    sinew_solve_frame_plan plan; /* how the frames were chosen: a clip with more key times
+                                    than max_frames is resampled (plan.resampled) */
+    double seconds_targets;      /* not measured by the library: 0; the CLI may fill them */
     double seconds_solve;
 } sinew_solve_clip_result;
 
@@ -301,6 +337,7 @@ typedef struct sinew_solve_clip_result {
  * quality). `nearest` is from sinew_solve_correspond(_aligned), or NULL when rig == source
  * (control); when that correspondence used an alignment, options->alignment must carry it
  * (every length in the result is then in the rig's units).
+ * Frames as sinew_solve_plan_frames plans them (its SINEW_ERR_INVALID_VALUE passes through).
  * On success fills `out` (free with sinew_solve_clip_result_free); on failure `out` is
  * zeroed. Allocates through `allocator` (NULL: malloc). */
 sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,

@@ -9,6 +9,7 @@
 #define LOOP_TRANSLATION_TOLERANCE 1e-3f /* fraction of the model's scale */
 #define LOOP_ROTATION_TOLERANCE 0.5f     /* degrees */
 #define MAX_RATE 240.0f                  /* keys per second at most */
+#define MAX_SETTLE_SECONDS 3600.0f /* s: settle_seconds larger is taken as this (see bake.h) */
 
 static float degrees(float radians)
 {
@@ -41,31 +42,39 @@ static int clip_loops(const sinew_model *model, const sinew_dyn_rig *rig, const 
     return 1;
 }
 
-static int compare_floats(const void *pa, const void *pb)
-{
-    float a = *(const float *)pa, b = *(const float *)pb;
-    return (a > b) - (a < b);
-}
-
-/* The clip's own key rate: 1 / the median spacing of its keys, at least min_rate. */
+/* The clip's own key rate: 1 / its median key spacing, at least min_rate, at most MAX_RATE. */
 static float clip_rate(const sinew_model *model, const sinew_clip *clip, float min_rate)
 {
-    size_t n = 0;
-    for (uint32_t c = 0; c < clip->channel_count; c++)
-        n += clip->channels[c].key_count > 1 ? clip->channels[c].key_count - 1 : 0;
+    const float median = sinew_clip_key_spacing(clip, &model->allocator);
     float rate = min_rate;
-    float *gaps = n ? sinew_alloc(&model->allocator, n, sizeof *gaps) : NULL;
-    if (gaps) {
-        size_t k = 0;
-        for (uint32_t c = 0; c < clip->channel_count; c++)
-            for (uint32_t i = 1; i < clip->channels[c].key_count; i++)
-                gaps[k++] = clip->channels[c].times[i] - clip->channels[c].times[i - 1];
-        qsort(gaps, n, sizeof *gaps, compare_floats);
-        float median = gaps[n / 2];
-        if (median > 0 && 1.0f / median > rate) rate = 1.0f / median;
-        sinew_free(&model->allocator, gaps);
-    }
+    if (median > 0 && 1.0f / median > rate) rate = 1.0f / median;
     return rate > MAX_RATE ? MAX_RATE : rate;
+}
+
+/* The number of keys a clip of `duration` seconds needs at `rate`, checked before any float
+ * becomes an integer: a duration that is not finite or longer than SINEW_BAKE_MAX_DURATION (what a
+ * stray key far beyond the others makes) is refused with the clip's name, its duration and
+ * the keys it would need. */
+static sinew_result clip_key_count(const sinew_clip *clip, float rate, uint32_t *count,
+                                   sinew_error *err)
+{
+    const float duration = clip->duration;
+    if (!isfinite(duration) || duration < 0)
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                               "bake: clip \"%s\" has a duration of %g s", clip->name,
+                               (double)duration);
+    /* in float, as the keys' spacing is computed from it; double only for the message */
+    const float keys = duration > 0 ? ceilf(duration * rate - 1e-3f) + 1 : 1;
+    if (!((double)duration <= SINEW_BAKE_MAX_DURATION))
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                               "bake: clip \"%s\" lasts %g s and would need %.10g keys at %g "
+                               "per second; a bake records at most %g s (%.10g keys at that "
+                               "rate): is a key time far beyond the others?",
+                               clip->name, (double)duration, (double)keys, (double)rate,
+                               SINEW_BAKE_MAX_DURATION,
+                               ceil(SINEW_BAKE_MAX_DURATION * (double)rate) + 1);
+    *count = (uint32_t)keys;
+    return SINEW_OK;
 }
 
 /* Everything one bake works on: private to the call, never shared with a caller's pose. */
@@ -168,9 +177,11 @@ static sinew_result warm_up_loop(bake_run *run, const float *times, uint32_t key
 static sinew_result settle(bake_run *run, float rate, float seconds, float tolerance,
                            sinew_error *err)
 {
-    const uint32_t per_second = (uint32_t)ceilf(rate);
+    const uint32_t per_second = (uint32_t)ceilf(rate); /* rate is at most MAX_RATE */
     const float dt = 1.0f / (float)per_second;
-    for (float held = 0; held < seconds; held += 1.0f) {
+    /* seconds <= MAX_SETTLE_SECONDS: a whole count, where a float that adds 1 stalls at 2^24 */
+    const uint32_t held_seconds = (uint32_t)ceilf(seconds);
+    for (uint32_t held = 0; held < held_seconds; held++) {
         memcpy(run->snapshot_memory, run->state_memory, run->state_bytes);
         for (uint32_t k = 0; k < per_second; k++) {
             sinew_result r = step(run, 0.0f, dt, err);
@@ -230,16 +241,17 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_des
     const float tolerance =
         (options && options->closure_tolerance > 0 ? options->closure_tolerance : 1e-4f) *
         model->world_size.scale;
-    const float settle_seconds =
-        options && options->settle_seconds > 0 ? options->settle_seconds : 30.0f;
+    const float settle_seconds = options && options->settle_seconds > 0
+                                     ? fminf(options->settle_seconds, MAX_SETTLE_SECONDS)
+                                     : 30.0f;
     const sinew_allocator *a = &model->allocator;
 
     const float rate = clip_rate(model, clip, min_rate);
-    const uint32_t key_count =
-        clip->duration > 0 ? (uint32_t)ceilf(clip->duration * rate - 1e-3f) + 1 : 1;
+    uint32_t key_count = 0;
+    sinew_result r = clip_key_count(clip, rate, &key_count, err);
+    if (r != SINEW_OK) return r;
     sinew_dyn_rig *rig = NULL;
-    sinew_result r =
-        clip_rig(model, chain, options,
+    r = clip_rig(model, chain, options,
                  key_count > 1 ? clip->duration / (float)(key_count - 1) : 0.0f, &rig, err);
     if (r != SINEW_OK) return r;
     bake_run run;

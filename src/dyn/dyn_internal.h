@@ -41,6 +41,7 @@ struct sinew_dyn_rig {
                                                 substeps of run_many (hoisted: the portable
                                                 exp is ~20 double divisions per call) */
     float bind_length[SINEW_DYN_MAX_JOINTS]; /* link lengths in bind space, model units */
+    float chain_length;                      /* their sum, model units */
     dyn_link links[SINEW_DYN_MAX_JOINTS];
 };
 
@@ -58,6 +59,8 @@ struct sinew_dyn_state {
     uint32_t magic;
     uint32_t joint_count;
     uint32_t placed;
+    uint32_t resets;    /* steps that found the state not finite and put it back at rest */
+    uint32_t unused;    /* keeps `previous` and `data` where they were: 8-byte multiples */
     float lag;          /* s, input time not yet simulated (< max_step): the committed
                            particles are at the previous call's time minus this */
     dyn_frame previous; /* the parent's frame at the previous call */

@@ -1,4 +1,5 @@
-/* Transcendental functions for dyn, written with + - * / and sqrt only, in double, so that
+/* Transcendental functions for dyn, written with + - * /, sqrt and fmod only (all exact or
+ * correctly rounded in IEEE arithmetic), in double, so that
  * the native and the WebAssembly builds (glibc vs wasi-libc libm) give the same bits: the
  * wasm agreement test holds them to 1e-6 over hundreds of chaotic steps. Accurate to ~1e-15
  * on the ranges dyn uses; results are rounded to float by the callers. */
@@ -92,11 +93,14 @@ static inline double dyn_acos(double c)
 static inline sinew_quat dyn_axis_angle(sinew_vec3 unit_axis, float radians)
 {
     double h = 0.5 * (double)radians;
-    /* keep |h| <= pi for the series */
-    while (h > SINEW_PI)
-        h -= 2.0 * SINEW_PI;
-    while (h < -SINEW_PI)
-        h += 2.0 * SINEW_PI;
+    /* keep |h| <= pi for the series; fmod is exact in IEEE arithmetic (the same bits in every
+     * libm), where subtracting 2 pi in a loop never ends for a huge angle (1e16: each step
+     * is lost to rounding) */
+    if (fabs(h) > SINEW_PI) {
+        h = fmod(h, 2.0 * SINEW_PI);
+        if (h > SINEW_PI) h -= 2.0 * SINEW_PI;
+        if (h < -SINEW_PI) h += 2.0 * SINEW_PI;
+    }
     float s = (float)dyn_sin(h);
     return sinew_quat_make(unit_axis.x * s, unit_axis.y * s, unit_axis.z * s, (float)dyn_cos(h));
 }

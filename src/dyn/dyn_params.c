@@ -5,6 +5,7 @@
  * distances. */
 #include "dyn_internal.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define DEG (float)(SINEW_PI / 180.0)
@@ -32,9 +33,91 @@ void sinew_dyn_params_default(sinew_dyn_params *out)
     out->bind_limit = 25.0f * DEG; /* bind cone: 0 torn tail samples (see dyn.h) */
 }
 
-static int bad(float v)
+/* The float fields and the values each accepts (0 takes the default where `zero_default`).
+ * The bounds are where the spring is still a tail's and its arithmetic stays far from float
+ * overflow, not tuned values: a spring slower than 0.01 Hz takes minutes to swing once, one
+ * above 100 Hz needs a step under 1.6 ms to stay stable (see sinew_dyn_stable_frequency);
+ * a damping ratio of 10 is ten times critical; angles reach half a turn; rates of 1000 /s
+ * decay within a millisecond, so more changes nothing; lengths and accelerations of 1e3 to
+ * 1e9 (metres at the reference size, or file units) leave 1e20 of float range for the
+ * products the step forms. */
+typedef struct param_field {
+    const char *name;
+    size_t offset;
+    float min, max;
+    int zero_default;
+} param_field;
+
+#define FIELD(f) #f, offsetof(sinew_dyn_params, f)
+static const param_field fields[] = {
+    {FIELD(frequency_root), 0.01f, 100.0f, 1},
+    {FIELD(frequency_tip), 0.01f, 100.0f, 1},
+    {FIELD(damping_ratio), 0.01f, 10.0f, 1},
+    {FIELD(gravity), 0.0f, 1000.0f, 1},
+    {FIELD(carry), 0.0f, (float)SINEW_PI, 1},
+    {FIELD(rest_curve), 0.0f, 1.0f, 0},
+    {FIELD(curvature), -4.0f * (float)SINEW_PI, 4.0f * (float)SINEW_PI, 0},
+    {FIELD(coupling_rate), 0.0f, 1000.0f, 1},
+    {FIELD(bend_limit), 0.0f, (float)SINEW_PI, 1},
+    {FIELD(floor_height), -1e9f, 1e9f, 0},
+    {FIELD(floor_clearance), 0.0f, 1000.0f, 1},
+    {FIELD(contact_damping), 0.0f, 1000.0f, 1},
+    {FIELD(max_step), 0.0f, 1.0f, 1},
+    {FIELD(teleport_distance), 0.0f, 1e9f, 1},
+    {FIELD(reference_size), 0.0f, 1e9f, 1},
+    {FIELD(bind_limit), 0.0f, (float)SINEW_PI, 1},
+};
+#undef FIELD
+#define FIELD_COUNT (sizeof fields / sizeof fields[0])
+
+static float *field_of(sinew_dyn_params *p, const param_field *f)
 {
-    return !isfinite(v) || v < 0.0f;
+    return (float *)(void *)((char *)p + f->offset);
+}
+static float field_value(const sinew_dyn_params *p, const param_field *f)
+{
+    float v;
+    memcpy(&v, (const char *)p + f->offset, sizeof v);
+    return v;
+}
+
+int sinew_dyn_param_range(const char *name, float *min, float *max)
+{
+    for (size_t i = 0; name && i < FIELD_COUNT; i++)
+        if (!strcmp(fields[i].name, name)) {
+            if (min) *min = fields[i].min;
+            if (max) *max = fields[i].max;
+            return 1;
+        }
+    return 0;
+}
+
+/* Semi-implicit Euler on x'' = -w^2 x - 2 zeta w x' with step h has the update matrix of
+ * trace 2 - a^2 - 2 zeta a and determinant 1 - 2 zeta a (a = w h); its eigenvalues stay inside
+ * the unit circle (Jury's test) while a < 2 / (zeta + sqrt(zeta^2 + 1)), which also keeps
+ * zeta a < 1. Beyond it the particles grow without bound until they are not finite. */
+float sinew_dyn_stable_frequency(float damping_ratio, float max_step)
+{
+    const double zeta = damping_ratio > 0 ? damping_ratio : 0.0;
+    const double a = 2.0 / (zeta + sqrt(zeta * zeta + 1.0));
+    return max_step > 0 ? (float)(a / (2.0 * SINEW_PI * (double)max_step)) : INFINITY;
+}
+
+/* Every float field in its range (zero allowed where it means the default); the message
+ * names the field, its value and the range. */
+static sinew_result check_ranges(const sinew_dyn_params *p, sinew_error *err)
+{
+    for (size_t i = 0; i < FIELD_COUNT; i++) {
+        const param_field *f = &fields[i];
+        const float v = field_value(p, f);
+        if (f->zero_default && v == 0.0f) continue;
+        if (!(v >= f->min && v <= f->max))
+            return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                                   "dyn params: %s must be from %g to %g%s (got %g)", f->name,
+                                   (double)f->min, (double)f->max,
+                                   f->zero_default ? ", or 0 for the default" : "", (double)v);
+    }
+    return SINEW_OK;
 }
 
 sinew_result dyn_params_resolve(const sinew_dyn_params *in, float reference_size,
@@ -42,60 +125,33 @@ sinew_result dyn_params_resolve(const sinew_dyn_params *in, float reference_size
 {
     sinew_dyn_params d;
     sinew_dyn_params_default(&d);
+    d.reference_size = reference_size;
     sinew_dyn_params p;
     if (in)
         p = *in;
     else
         memset(&p, 0, sizeof p);
-    /* Every field but floor_height, rest_curve, curvature and disable must be >= 0 and
-     * finite; zero takes the default. */
-    const struct {
-        const char *name;
-        float *value;
-        float def;
-    } fields[] = {
-        {"frequency_root", &p.frequency_root, d.frequency_root},
-        {"damping_ratio", &p.damping_ratio, d.damping_ratio},
-        {"gravity", &p.gravity, d.gravity},
-        {"carry", &p.carry, d.carry},
-        {"coupling_rate", &p.coupling_rate, d.coupling_rate},
-        {"bend_limit", &p.bend_limit, d.bend_limit},
-        {"bind_limit", &p.bind_limit, d.bind_limit},
-        {"floor_clearance", &p.floor_clearance, d.floor_clearance},
-        {"contact_damping", &p.contact_damping, d.contact_damping},
-        {"max_step", &p.max_step, d.max_step},
-        {"teleport_distance", &p.teleport_distance, d.teleport_distance},
-        {"reference_size", &p.reference_size, reference_size},
-    };
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        if (bad(*fields[i].value))
-            return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                                   "dyn params: %s must be finite and >= 0 (got %g)",
-                                   fields[i].name, (double)*fields[i].value);
-        if (*fields[i].value == 0.0f) *fields[i].value = fields[i].def;
+    sinew_result r = check_ranges(&p, err);
+    if (r != SINEW_OK) return r;
+    for (size_t i = 0; i < FIELD_COUNT; i++) {
+        float *v = field_of(&p, &fields[i]);
+        if (fields[i].zero_default && *v == 0.0f) *v = *field_of(&d, &fields[i]);
     }
-    if (bad(p.frequency_tip))
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                               "dyn params: frequency_tip must be finite and >= 0 (got %g)",
-                               (double)p.frequency_tip);
-    if (p.frequency_tip == 0.0f) p.frequency_tip = 0.5f * p.frequency_root;
-    if (!isfinite(p.rest_curve) || p.rest_curve < 0.0f || p.rest_curve > 1.0f)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                               "dyn params: rest_curve must be in [0, 1] (got %g)",
-                               (double)p.rest_curve);
-    if (!isfinite(p.curvature) || fabsf(p.curvature) > (float)SINEW_PI * 4.0f)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                               "dyn params: curvature must be finite, |C| <= 4 pi (got %g)",
-                               (double)p.curvature);
-    if (!isfinite(p.floor_height))
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "dyn params: floor_height is not finite");
-    if (p.bend_limit > (float)SINEW_PI) p.bend_limit = (float)SINEW_PI;
-    if (p.bind_limit > (float)SINEW_PI) p.bind_limit = (float)SINEW_PI;
+    if (in && in->frequency_tip == 0.0f) p.frequency_tip = 0.5f * p.frequency_root;
     if (p.max_substeps == 0) p.max_substeps = d.max_substeps;
     if (p.max_substeps > 1000) p.max_substeps = 1000;
     if (p.max_step < 1e-5f) p.max_step = 1e-5f;
-    if (p.reference_size == 0.0f || !isfinite(p.reference_size))
+    if (!(p.reference_size > 0.0f && p.reference_size <= 1e9f))
         p.reference_size = SINEW_DYN_REFERENCE_SIZE;
+    const float stable = sinew_dyn_stable_frequency(p.damping_ratio, p.max_step);
+    const float fastest = fmaxf(p.frequency_root, p.frequency_tip);
+    if (!(fastest <= stable))
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "dyn params: a spring of %g Hz (frequency_root %g, frequency_tip "
+                               "%g) is not stable at max_step %g s and damping_ratio %g: at "
+                               "most %g Hz",
+                               (double)fastest, (double)p.frequency_root, (double)p.frequency_tip,
+                               (double)p.max_step, (double)p.damping_ratio, (double)stable);
     if (p.disable & SINEW_DYN_NO_CARRY) p.carry = 0.0f;
     if (p.disable & SINEW_DYN_NO_GRAVITY) p.gravity = 0.0f;
 
@@ -106,4 +162,10 @@ sinew_result dyn_params_resolve(const sinew_dyn_params *in, float reference_size
     *out = p;
     if (size_factor) *size_factor = s;
     return SINEW_OK;
+}
+
+sinew_result sinew_dyn_params_check(const sinew_dyn_params *params, sinew_error *err)
+{
+    sinew_dyn_params resolved;
+    return dyn_params_resolve(params, SINEW_DYN_REFERENCE_SIZE, &resolved, NULL, err);
 }

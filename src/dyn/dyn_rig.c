@@ -334,6 +334,7 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
         rig->links[i].dir = sinew_vec3_scale(tip[i], 1.0f / len);
         rig->links[i].length = len;
         rig->bind_length[i] = wlen;
+        rig->chain_length += wlen;
         artist[i] = sinew_vec3_scale(world_tip, 1.0f / wlen);
         float f = n > 1 ? p->frequency_root +
                               (p->frequency_tip - p->frequency_root) * (float)i / (float)(n - 1)

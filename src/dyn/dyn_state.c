@@ -34,6 +34,11 @@ void sinew_dyn_state_reset(sinew_dyn_state *state)
     if (state) state->placed = 0;
 }
 
+uint32_t sinew_dyn_state_resets(const sinew_dyn_state *state)
+{
+    return state ? state->resets : 0;
+}
+
 int sinew_dyn_state_placed(const sinew_dyn_state *state)
 {
     return state && state->placed;

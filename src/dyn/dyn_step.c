@@ -310,6 +310,64 @@ static void substep(const step_ctx *cx, const dyn_frame *f, float h, sinew_quat 
     }
 }
 
+/* How far from the origin the chain can reach, world units: the largest coordinate the step
+ * forms squares of. Float carries squares up to 3e38; 1e15 leaves 1e8 of it for the spring's
+ * omega^2 and the sums of three squares (a parent scaled by 1e20 turned the state to NaN
+ * while the step returned OK). Real scenes are far inside it: a planet in millimetres is
+ * 1e10. */
+#define DYN_MAX_REACH 1e15f
+/* The mean length of a matrix's three axes (dyn_frame.scale), and the reach of a chain hung
+ * from it: its largest translation component plus that scale times the chain's length. */
+static float matrix_scale(const sinew_mat4 *m)
+{
+    float sum = 0.0f;
+    for (int c = 0; c < 3; c++)
+        sum += sqrtf(m->m[c * 4] * m->m[c * 4] + m->m[c * 4 + 1] * m->m[c * 4 + 1] +
+                     m->m[c * 4 + 2] * m->m[c * 4 + 2]);
+    return sum * (1.0f / 3.0f);
+}
+static float matrix_reach(const sinew_mat4 *m, float scale, const sinew_dyn_rig *rig)
+{
+    const sinew_vec3 p = sinew_mat4_translation(m);
+    return fmaxf(fabsf(p.x), fmaxf(fabsf(p.y), fabsf(p.z))) + scale * rig->chain_length;
+}
+
+/* 1 when the committed particles, velocities and bends and the n output rotations are all
+ * finite. */
+static int step_finite(sinew_dyn_state *st, const sinew_quat *out, uint32_t n)
+{
+    const float *d = st->data;
+    float sum = 0.0f; /* one NaN or infinity anywhere makes the sum so */
+    for (uint32_t k = 0; k < 10u * n; k++)
+        sum += d[k] * 0.0f;
+    for (uint32_t i = 0; i < n; i++)
+        sum += (out[i].x + out[i].y + out[i].z + out[i].w) * 0.0f;
+    return sum == 0.0f;
+}
+
+/* The guard every step ends with, scalar or in lanes: a state the step left not finite
+ * (inputs beyond what the checks foresee) is put back at rest in the parent's frame f, its
+ * output the rest rotations, and counted in state->resets, so that no NaN ever leaves a step
+ * and the next one starts from a sound state. */
+static void guard_step(const sinew_dyn_rig *rig, sinew_dyn_state *st, const dyn_frame *f,
+                       sinew_quat *out)
+{
+    if (step_finite(st, out, rig->joint_count)) return;
+    step_ctx cx;
+    memset(&cx, 0, sizeof cx);
+    cx.rig = rig;
+    cx.state = st;
+    cx.p = dyn_state_positions(st);
+    cx.v = dyn_state_velocities(st);
+    cx.bend = dyn_state_bends(st);
+    place_at_rest(&cx, f);
+    for (uint32_t i = 0; i < rig->joint_count; i++)
+        out[i] = rig->links[i].rest;
+    st->previous = *f;
+    st->lag = 0.0f;
+    st->resets++;
+}
+
 /* f may be NULL: the job is checked, its parent frame not built. */
 static sinew_result check_job(const sinew_dyn_step_job *job, sinew_error *err, dyn_frame *f)
 {
@@ -330,11 +388,19 @@ static sinew_result check_job(const sinew_dyn_step_job *job, sinew_error *err, d
                                "dyn step: dt must be finite and >= 0 (got %g)", (double)job->dt);
     if (job->floor && !isfinite(job->floor->height))
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "dyn step: floor height is not finite");
-    if (!frame_from_matrix(&job->world[rig->parent_node], f))
+    const sinew_mat4 *m = &job->world[rig->parent_node];
+    if (!frame_from_matrix(m, f))
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
                                "dyn step: the world transform of the chain parent (node %d) is "
                                "not finite or is singular",
                                rig->parent_node);
+    const float scale = matrix_scale(m), reach = matrix_reach(m, scale, rig);
+    if (!(reach <= DYN_MAX_REACH))
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                               "dyn step: the chain parent (node %d) at scale %g puts the chain "
+                               "%g units from the origin, beyond the %g the step computes in",
+                               rig->parent_node, (double)scale, (double)reach,
+                               (double)DYN_MAX_REACH);
     return SINEW_OK;
 }
 
@@ -384,6 +450,7 @@ sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err)
         substep(&cx, &cur, 0.0f, job->local_rotations);
         st->previous = cur;
         st->lag = 0.0f;
+        guard_step(rig, st, &cur, job->local_rotations);
         return SINEW_OK;
     }
 
@@ -429,6 +496,7 @@ sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err)
     }
     st->previous = cur;
     st->lag = lag;
+    guard_step(rig, st, &cur, job->local_rotations);
     return SINEW_OK;
 }
 
@@ -507,6 +575,7 @@ static void run_lanes(const sinew_dyn_step_job *j, int width, lanes_fn fn, const
     for (int k = 0; k < width; k++) {
         st[k]->previous = cur[k];
         st[k]->lag = 0.0f;
+        guard_step(rig, st[k], &cur[k], out[k]);
     }
 }
 

@@ -1,8 +1,9 @@
 /* The model: lifetime, size, rest transforms from inverse bind matrices, position welding,
- * look-ups. */
+ * look-ups, a clip's key spacing. */
 #include "sinew/model.h"
 
 #include <float.h>
+#include <stdlib.h>
 #include <string.h>
 
 void sinew_model_free(sinew_model *model)
@@ -174,4 +175,27 @@ int32_t sinew_model_find_clip(const sinew_model *model, const char *name)
     for (uint32_t i = 0; i < model->clip_count; i++)
         if (model->clips[i].name && !strcmp(model->clips[i].name, name)) return (int32_t)i;
     return -1;
+}
+
+static int compare_floats(const void *pa, const void *pb)
+{
+    float a = *(const float *)pa, b = *(const float *)pb;
+    return (a > b) - (a < b);
+}
+
+float sinew_clip_key_spacing(const sinew_clip *clip, const sinew_allocator *allocator)
+{
+    size_t n = 0;
+    for (uint32_t c = 0; c < clip->channel_count; c++)
+        n += clip->channels[c].key_count > 1 ? clip->channels[c].key_count - 1 : 0;
+    float *gaps = n ? sinew_alloc(allocator, n, sizeof *gaps) : NULL;
+    if (!gaps) return 0.0f;
+    size_t k = 0;
+    for (uint32_t c = 0; c < clip->channel_count; c++)
+        for (uint32_t i = 1; i < clip->channels[c].key_count; i++)
+            gaps[k++] = clip->channels[c].times[i] - clip->channels[c].times[i - 1];
+    qsort(gaps, n, sizeof *gaps, compare_floats);
+    const float median = gaps[n / 2];
+    sinew_free(allocator, gaps);
+    return median > 0.0f ? median : 0.0f;
 }

@@ -45,8 +45,13 @@ sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
     sinew_allocator alloc = {0};
     if (allocator) alloc = *allocator;
     const sinew_allocator *a = &alloc;
-    const float rate = options ? options->frame_rate : 0.0f;
-    const uint32_t F = sinew_solve_frame_times(clip, rate, NULL, 0);
+    sinew_solve_frame_plan plan;
+    sinew_result r = sinew_solve_plan_frames(clip, options ? options->frame_rate : 0.0f,
+                                             options ? options->max_frames : 0, &plan, err);
+    if (r != SINEW_OK) return r;
+    out->plan = plan;
+    const float rate = plan.rate;
+    const uint32_t F = plan.frame_count;
     const uint32_t N = rig->node_count, J = rig->skin.joint_count, V = rig->mesh.vertex_count;
     out->frame_count = F;
     out->node_count = N;
@@ -65,7 +70,6 @@ sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
     sinew_mat4 *world = sinew_alloc(a, N ? N : 1, sizeof(sinew_mat4));
     sinew_mat4 *reskin = sinew_alloc(a, J ? J : 1, sizeof(sinew_mat4));
     sinew_solver *solver = NULL;
-    sinew_result r = SINEW_OK;
     if (!out->times || !out->poses || !out->skin_matrices || !out->vertex_error ||
         !out->frame_error || !out->vertex_error_sum || !out->vertex_moved_sum || !targets ||
         !solved || !rest || !world || !reskin) {

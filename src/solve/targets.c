@@ -28,19 +28,41 @@ static float next_key(const sinew_clip *clip, float after, int first)
     return best;
 }
 
+/* Frames 0, 1/rate, .. up to and including the duration, in double: ceil(duration * rate)
+ * steps after frame 0, UINT32_MAX when that many do not fit a count. */
+static uint32_t rate_frame_count(double duration, double rate)
+{
+    const double steps = ceil(duration * rate - 1e-6);
+    return steps < 0 ? 1u : steps < (double)UINT32_MAX ? (uint32_t)steps + 1u : UINT32_MAX;
+}
+
+static double clip_duration(const sinew_clip *clip)
+{
+    return isfinite(clip->duration) && clip->duration > 0 ? clip->duration : 0;
+}
+
+/* The distinct (merged) key times of a clip, counted up to `limit` + 1 and no further. */
+static uint32_t count_key_times(const sinew_clip *clip, uint32_t limit)
+{
+    uint32_t n = 0;
+    for (float t = next_key(clip, -INFINITY, 1); isfinite(t) && n <= limit;
+         t = next_key(clip, t, 0))
+        n++;
+    return n ? n : 1; /* a clip without keys has one frame at 0 */
+}
+
 uint32_t sinew_solve_frame_times(const sinew_clip *clip, float frame_rate, float *times,
                                  uint32_t capacity)
 {
     uint32_t n = 0;
     if (frame_rate > 0) {
-        const double dur = clip->duration > 0 ? clip->duration : 0;
-        const uint32_t steps = (uint32_t)ceil(dur * frame_rate - 1e-6);
-        for (uint32_t i = 0; i <= steps; i++, n++) {
+        const double dur = clip_duration(clip);
+        const uint32_t count = rate_frame_count(dur, frame_rate);
+        for (uint32_t i = 0; times && i < count && i < capacity; i++) {
             double t = i / (double)frame_rate;
-            if (t > dur) t = dur;
-            if (times && n < capacity) times[n] = (float)t;
+            times[i] = (float)(t > dur ? dur : t);
         }
-        return n;
+        return count;
     }
     float t = next_key(clip, -INFINITY, 1);
     if (!isfinite(t)) {
@@ -53,6 +75,37 @@ uint32_t sinew_solve_frame_times(const sinew_clip *clip, float frame_rate, float
         t = next_key(clip, t, 0);
     }
     return n;
+}
+
+sinew_result sinew_solve_plan_frames(const sinew_clip *clip, float frame_rate, uint32_t max_frames,
+                                     sinew_solve_frame_plan *out, sinew_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const uint32_t limit = max_frames ? max_frames : SINEW_SOLVE_MAX_FRAMES;
+    if (!isfinite(clip->duration) || clip->duration < 0)
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                               "solve: clip \"%s\" has a duration of %g s", clip->name,
+                               (double)clip->duration);
+    out->key_times = count_key_times(clip, limit);
+    float rate = frame_rate > 0 ? frame_rate : 0.0f;
+    if (rate == 0.0f && out->key_times > limit) {
+        const float spacing = sinew_clip_key_spacing(clip, NULL);
+        rate = spacing > 0 && 1.0f / spacing < SINEW_SOLVE_MAX_RATE ? 1.0f / spacing
+                                                                    : SINEW_SOLVE_MAX_RATE;
+        out->resampled = 1;
+    }
+    out->rate = rate;
+    out->frame_count = rate > 0 ? rate_frame_count(clip_duration(clip), rate) : out->key_times;
+    if (out->frame_count > limit)
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                               "solve: clip \"%s\" lasts %g s: %.10g frames at %g per second%s, "
+                               "more than the %u a solve takes (is a key time far beyond the "
+                               "others?)",
+                               clip->name, (double)clip->duration,
+                               ceil(clip_duration(clip) * rate - 1e-6) + 1.0, (double)rate,
+                               out->resampled ? " (its own key rate; its key times are more)" : "",
+                               limit);
+    return SINEW_OK;
 }
 
 sinew_result sinew_solve_targets(const sinew_model *source, const sinew_clip *clip,

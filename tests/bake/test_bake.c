@@ -178,6 +178,44 @@ static void test_apply_model_plays_the_keys(void **state)
     sinew_bake_track_free(&fx.model, &t);
 }
 
+/* A stray key far beyond the others: the walk's keys, then one at `last` seconds. The old
+ * bake made a key every 1/30 s up to it (1e6 s: 3e7 keys, 70 s and 3.4 GB before failing) or,
+ * at 1e30 s, overflowed the float-to-integer count and baked one key as if all was well. */
+static void test_stray_key_is_refused(void **state)
+{
+    (void)state;
+    static const float lasts[] = {1e6f, 1e30f, INFINITY};
+    for (size_t c = 0; c < sizeof lasts / sizeof lasts[0]; c++) {
+        static fixture fx;
+        static clip_data d;
+        build(&fx, &d, 4);
+        d.times[KEYS - 1] = lasts[c];
+        fx.model.clips[0].duration = lasts[c];
+        sinew_bake_track t;
+        sinew_error err = {0};
+        assert_int_equal(sinew_bake_clip(&fx.model, NULL, 0, NULL, &t, &err),
+                         SINEW_ERR_INVALID_VALUE);
+        assert_non_null(strstr(err.message, "\"Sway\""));
+        assert_null(t.rotations);
+        if (isfinite(lasts[c])) {
+            char seconds[64];
+            snprintf(seconds, sizeof seconds, "lasts %g s", (double)lasts[c]);
+            assert_non_null(strstr(err.message, seconds));
+        }
+    }
+    /* An hour is still baked (the bound is the clip's duration, not its key count). */
+    static fixture fx;
+    static clip_data d;
+    build(&fx, &d, 3);
+    d.times[KEYS - 1] = 3600.0f;
+    fx.model.clips[0].duration = 3600.0f;
+    sinew_bake_track t;
+    assert_int_equal(sinew_bake_clip(&fx.model, NULL, 0, NULL, &t, NULL), SINEW_OK);
+    /* 30 per second to the rounding of 1 / (1/30) in float: one key more or less */
+    assert_true(t.key_count >= 3600 * 30 && t.key_count <= 3600 * 30 + 2);
+    sinew_bake_track_free(&fx.model, &t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +224,7 @@ int main(void)
         cmocka_unit_test(test_non_looping_starts_settled),
         cmocka_unit_test(test_bake_is_a_function_of_the_model),
         cmocka_unit_test(test_apply_model_plays_the_keys),
+        cmocka_unit_test(test_stray_key_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

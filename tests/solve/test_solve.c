@@ -426,6 +426,74 @@ static void test_frame_times(void **state)
     assert_true(fabsf(times[7] - 0.7f) < 1e-6f);
 }
 
+/* A clip of more key times than a solve takes: a clip hours long (keys at 24 per second for
+ * 40000 keys, 28 minutes) is refused by name before any frame is allocated, where a frame of
+ * every key time once asked 790 MB for a million; one whose channels are keyed apart (each
+ * at 24 per second, offset by a millisecond per channel, so the union has 20 times the
+ * frames) is resampled at its own rate and still solved to zero. */
+static void test_frames_are_bounded(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    p.keys = 40000;
+    sinew_model *m = fixture_creature(&p);
+    sinew_solve_clip_result res;
+    sinew_error err = {0};
+    assert_int_equal(sinew_solve_clip(m, &m->clips[0], m, NULL, NULL, NULL, &res, &err),
+                     SINEW_ERR_INVALID_VALUE);
+    fprintf(stderr, "%s\n", err.message);
+    assert_non_null(strstr(err.message, "\"Walk\""));
+    assert_non_null(strstr(err.message, "lasts 1666"));
+    assert_non_null(strstr(err.message, "frames at 24"));
+    assert_null(res.times);
+    sinew_model_free(m);
+
+    p = fixture_default();
+    p.keys = 49;
+    m = fixture_creature(&p);
+    sinew_clip *clip = &m->clips[0];
+    for (uint32_t c = 0; c < clip->channel_count; c++)
+        for (uint32_t k = 0; k < clip->channels[c].key_count; k++)
+            clip->channels[c].times[k] += 0.001f * (float)c;
+    clip->duration += 0.001f * (float)(clip->channel_count - 1);
+    const uint32_t union_count = sinew_solve_frame_times(clip, 0, NULL, 0);
+    assert_true(union_count > 40 * 19);
+    sinew_solve_options opt = {0};
+    opt.max_frames = 200;
+    solve_or_fail(m, m, NULL, &opt, &res);
+    print_result("resampled (keys apart)", &res);
+    assert_true(res.plan.resampled);
+    assert_int_equal(res.plan.key_times, opt.max_frames + 1);
+    assert_true(fabsf(res.plan.rate - 24.0f) < 1e-3f);
+    assert_true(res.frame_count >= 49 && res.frame_count <= 51);
+    assert_true(res.quality.q >= 0.998);
+    sinew_solve_clip_result_free(&res, NULL);
+    /* the same clip within the bound keeps its key times */
+    opt.max_frames = union_count;
+    solve_or_fail(m, m, NULL, &opt, &res);
+    assert_false(res.plan.resampled);
+    assert_int_equal(res.frame_count, union_count);
+    sinew_solve_clip_result_free(&res, NULL);
+    sinew_model_free(m);
+
+    /* A duration beyond any count: the frame times saturate instead of overflowing (the old
+     * float-to-integer conversion was undefined), and the plan refuses it. */
+    float t[2] = {0, 1e30f}, v[8] = {0, 0, 0, 1, 0, 0, 0, 1};
+    sinew_channel ch = {0, SINEW_PATH_ROTATION, SINEW_INTERP_LINEAR, 2, t, v};
+    sinew_clip far = {"Far", -1, 1e30f, 1, &ch};
+    float times[4];
+    assert_int_equal(sinew_solve_frame_times(&far, 30, times, 4), UINT32_MAX);
+    assert_true(times[3] == 0.1f);
+    sinew_solve_frame_plan plan;
+    assert_int_equal(sinew_solve_plan_frames(&far, 30, 0, &plan, &err), SINEW_ERR_INVALID_VALUE);
+    assert_non_null(strstr(err.message, "\"Far\""));
+    /* at its two key times it is two frames: nothing to bound */
+    assert_int_equal(sinew_solve_plan_frames(&far, 0, 0, &plan, &err), SINEW_OK);
+    assert_int_equal(plan.frame_count, 2);
+    far.duration = INFINITY;
+    assert_int_equal(sinew_solve_plan_frames(&far, 0, 0, &plan, &err), SINEW_ERR_INVALID_VALUE);
+}
+
 /* ---- alignment ---- */
 
 /* A known similarity x' = s R x + t, R = R_y(yaw) R_x(tilt): a turn about the vertical after
@@ -788,6 +856,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_refuse_far),
         cmocka_unit_test(test_frame_times),
+        cmocka_unit_test(test_frames_are_bounded),
         cmocka_unit_test(test_align_recovers_similarity),
         cmocka_unit_test(test_align_untouched_when_overlapping),
         cmocka_unit_test(test_align_missing_part),

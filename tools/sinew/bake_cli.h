@@ -7,11 +7,17 @@
 /* Help text for the spring options, to append to a command's usage. */
 extern const char *bake_cli_options_help;
 
-/* Parses a spring option at argv[*i] into `params` (which starts zeroed = defaults).
+/* Parses a spring option at argv[*i] into `params` (which starts zeroed = defaults); the
+ * values it accepts are the library's (sinew_dyn_param_range), in the option's unit.
  * Returns 1 when it took the option (advancing *i past its value), 0 when argv[*i] is not a
  * spring option, and -1 after printing a usage error. */
 int bake_cli_parse_option(const char *command, int argc, char **argv, int *i,
                           sinew_dyn_params *params);
+
+/* After every option is parsed: checks `params` as the library will (sinew_dyn_params_check:
+ * a frequency the step cannot integrate stably at that damping). Returns 0 when they are
+ * fine, else prints a usage error and returns -1. */
+int bake_cli_check(const char *command, const sinew_dyn_params *params);
 
 /* Prints one line per clip: keys, rate, loop, warm-up passes, seam and swing in degrees. */
 void bake_cli_print(const sinew_model *model, const sinew_bake_track *summaries);

@@ -44,6 +44,7 @@ int cmd_bake(int argc, char **argv)
     }
     if (!in) return cli_usage_error("bake", "no input file");
     if (!out) return cli_usage_error("bake", "no output file (-o OUT)");
+    if (bake_cli_check("bake", &params)) return CLI_EXIT_USAGE;
 
     sinew_error err = {0};
     sinew_document *doc = NULL;

@@ -18,7 +18,6 @@
 #include "sinew/solve.h"
 
 #define CMD "solve"
-#define MAX_CLIPS 256
 #define WORST_LIST 5
 
 static void usage(FILE *out)
@@ -154,10 +153,10 @@ static cJSON *json_clip(const sinew_solve_clip_result *r, double seconds)
 }
 
 /* The report as JSON text (malloc'ed), or NULL when out of memory. */
-static char *report_text(const char *source, const char *target, int control,
-                        int rotation_only, int no_align, const sinew_correspondence_stats *cs,
-                        const clip_run *runs, uint32_t nruns, const sinew_solve_quality *all,
-                        const sinew_solve_quality *all_free)
+static char *report_text(const char *source, const char *target, int control, int rotation_only,
+                         int no_align, const sinew_correspondence_stats *cs, const clip_run *runs,
+                         uint32_t nruns, const sinew_solve_quality *all,
+                         const sinew_solve_quality *all_free)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "source", source);
@@ -273,8 +272,9 @@ int cmd_solve(int argc, char **argv)
         return cli_usage_error(CMD, "--target is required (or --control)");
     if (!control && !out_path) return cli_usage_error(CMD, "-o OUT.glb is required");
     const char *rig_path = control ? source_path : target_path;
-    cli_output outs[3] = {
-        {"-o", out_path, NULL, 0}, {"--heatmap", heatmap_path, NULL, 0}, {"--report", report_path, NULL, 0}};
+    cli_output outs[3] = {{"-o", out_path, NULL, 0},
+                          {"--heatmap", heatmap_path, NULL, 0},
+                          {"--report", report_path, NULL, 0}};
     sinew_error err = {0};
     int code = CLI_EXIT_OK;
     sinew_document *src_doc = NULL, *rig_doc = NULL;
@@ -282,6 +282,8 @@ int cmd_solve(int argc, char **argv)
     uint32_t *nearest = NULL;
     clip_run *runs = NULL;
     uint32_t nruns = 0;
+    const sinew_clip **chosen = NULL;
+    char *clips_buf = NULL;
     sinew_correspondence_stats cs;
     memset(&cs, 0, sizeof cs);
 
@@ -306,16 +308,20 @@ int cmd_solve(int argc, char **argv)
         goto done;
     }
 
-    /* Which clips: all, or a comma-separated list (each must exist). */
-    const sinew_clip *chosen[MAX_CLIPS];
+    /* Which clips: all, or a comma-separated list (each must exist, each once). */
+    chosen = malloc(src->clip_count * sizeof *chosen);
+    clips_buf = clips_arg ? strdup(clips_arg) : NULL;
+    if (!chosen || (clips_arg && !clips_buf)) {
+        fprintf(stderr, "sinew %s: out of memory\n", CMD);
+        code = CLI_EXIT_INTERNAL;
+        goto done;
+    }
     uint32_t nchosen = 0;
     if (!clips_arg || !strcmp(clips_arg, "all")) {
-        for (uint32_t c = 0; c < src->clip_count && nchosen < MAX_CLIPS; c++)
+        for (uint32_t c = 0; c < src->clip_count; c++)
             chosen[nchosen++] = &src->clips[c];
     } else {
-        char buf[4096];
-        snprintf(buf, sizeof buf, "%s", clips_arg);
-        for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+        for (char *save = NULL, *tok = strtok_r(clips_buf, ",", &save); tok;
              tok = strtok_r(NULL, ",", &save)) {
             int32_t c = sinew_model_find_clip(src, tok);
             if (c < 0) {
@@ -331,7 +337,7 @@ int cmd_solve(int argc, char **argv)
             int dup = 0;
             for (uint32_t k = 0; k < nchosen; k++)
                 dup |= chosen[k] == &src->clips[c];
-            if (!dup && nchosen < MAX_CLIPS) chosen[nchosen++] = &src->clips[c];
+            if (!dup) chosen[nchosen++] = &src->clips[c];
         }
         if (nchosen == 0) {
             code = cli_usage_error(CMD, "--clips names no clip");
@@ -361,6 +367,15 @@ int cmd_solve(int argc, char **argv)
 
     /* A control run's clips are the source's own, solved: they replace them by design. */
     if (control) replace = 1;
+    /* Refuse a clip too long to solve before solving any (the same plan sinew_solve_clip
+     * makes). */
+    for (uint32_t c = 0; c < nchosen; c++) {
+        sinew_solve_frame_plan plan;
+        if (sinew_solve_plan_frames(chosen[c], 0.0f, 0, &plan, &err)) {
+            code = cli_report(CMD, &err);
+            goto done;
+        }
+    }
     /* Refuse name clashes before any work, so nothing is half written. */
     if (out_path && !replace)
         for (uint32_t c = 0; c < nchosen; c++)
@@ -421,6 +436,10 @@ int cmd_solve(int argc, char **argv)
         }
         run->seconds = now_seconds() - t0;
         nruns++;
+        if (run->res.plan.resampled)
+            printf("%s: more than %u key times: resampled at %g per second (%u frames)\n",
+                   safe_text(chosen[c]->name).s, run->res.plan.key_times - 1,
+                   (double)run->res.plan.rate, run->res.frame_count);
         print_row(chosen[c]->name, rotation_only ? "rot-only" : "free", &run->res, run->seconds);
         sinew_solve_quality_merge(&all, &run->res.quality);
         if (rotation_only) {
@@ -518,6 +537,8 @@ done:
             sinew_solve_clip_result_free(&runs[c].free, NULL);
         }
     free(runs);
+    free(chosen);
+    free(clips_buf);
     free(nearest);
     if (rig != src) sinew_model_free(rig);
     sinew_model_free(src);

@@ -118,6 +118,7 @@ int cmd_tail(int argc, char **argv)
     }
     if (!in) return cli_usage_error("tail", "missing input file");
     if (!out) return cli_usage_error("tail", "missing -o OUT");
+    if (bake_cli_check("tail", &params)) return CLI_EXIT_USAGE;
     opt.rig.chain_pieces = pieces;
     opt.rig.skip_pieces = skips;
     opt.bake.params = &params;
