@@ -1,6 +1,6 @@
 /* Helpers every C benchmark shares: a clock reading and order statistics over repetitions.
  * Header-only (static inline), so a bench needs no extra target. Timing belongs to the
- * benches only: the library never reads a clock (STYLE.md, determinism). */
+ * benches only: the library never reads a clock, so its results are deterministic. */
 #ifndef SINEW_BENCH_UTIL_H
 #define SINEW_BENCH_UTIL_H
 

@@ -34,7 +34,7 @@
  * Units and scaling. Lengths are in the file's units. The article's values are for its 1.91 m
  * fox; sinew scales them with the model: s = reference_size / 1.91, where reference_size is
  * sinew_model.world_size.scale (max of height and horizontal length of the skinned mesh at the
- * file's pose, DESIGN.md; size.scale when the world size is unknown). Lengths (rho, the
+ * file's pose; size.scale when the world size is unknown). Lengths (rho, the
  * teleport distance) and accelerations (gravity) are multiplied by s; frequencies, damping
  * ratio, rates (1/s) and angles are dimensionless in length and kept. The model of size s
  * then moves exactly like the fox scaled by s, with the same timing.

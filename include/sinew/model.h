@@ -114,7 +114,8 @@ typedef struct sinew_clip {
     sinew_channel *channels;
 } sinew_clip;
 
-/* Size measures in the file's own units (DESIGN.md: files ignore glTF's metres). */
+/* Size measures in the file's own units (real files ignore glTF's metres: a 1.9 m fox
+ * arrives in centimetres, a T-Rex at 1/100 of its world size). */
 typedef struct sinew_size {
     sinew_vec3 min, max; /* box of the measured points */
     float height;        /* max.y - min.y */

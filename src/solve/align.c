@@ -1,6 +1,6 @@
 /* Similarity alignment of the source's bind-space mesh onto the target's (the surface solve's
- * correspondence needs the two rest poses aligned; DESIGN.md: files' units and facing cannot
- * be trusted). x_target = s R x_source + t, found by trimmed ICP with scale:
+ * correspondence needs the two rest poses aligned; files' units and facing cannot be
+ * trusted). x_target = s R x_source + t, found by trimmed ICP with scale:
  *   - starts: R each of the 24 rotations taking axes to axes, the turns of 0, 90, 180 and
  *     270 degrees about +Y first (glTF is Y up; exporters and rigging services differ in
  *     facing by quarter turns, and some leave a Z-up bind space), s the ratio of the two

@@ -367,8 +367,8 @@ static void test_inspect_every_shared_model(void **state)
         }
         cJSON *j = check_inspect_json(path);
         const cJSON *m = cJSON_GetObjectItem(j, "skinned_mesh");
-        /* Figures the README and DESIGN.md state for these files (DESIGN's heights are world
-         * heights: CesiumMan's bind space is Z-up, T-Rex's is 1/100 of the world). */
+        /* Figures the README states for these files (world heights: CesiumMan's bind space is
+         * Z-up, T-Rex's is 1/100 of the world). */
         const cJSON *wsize = cJSON_GetObjectItem(j, "world_size");
         assert_non_null(wsize);
         double height = cJSON_GetObjectItem(wsize, "height")->valuedouble;

@@ -1,7 +1,7 @@
 // What the browser tests (tests/browser, tests/viewer) and the stickman frame bench
 // (bench/anim2d/frames.mjs) share: web/dist built when missing or older than its sources, a
 // static server for a folder on 127.0.0.1 at a free port (web/scripts/serve.mjs), and Debian's
-// Chromium through playwright-core with the flags DESIGN.md lists (WebGL2 via SwiftShader).
+// Chromium through playwright-core with the flags headless WebGL2 needs (SwiftShader).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
