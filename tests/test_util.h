@@ -18,10 +18,10 @@
  * makes its program exit 77 when nothing failed (test_exit_code), which ctest reports as
  * skipped (SKIP_RETURN_CODE, set for every sinew_test). */
 static int test_skipped_count;
-#define test_skip()                                                                            \
-    do {                                                                                       \
-        test_skipped_count++;                                                                  \
-        skip();                                                                                \
+#define test_skip()                                                                                \
+    do {                                                                                           \
+        test_skipped_count++;                                                                      \
+        skip();                                                                                    \
     } while (0)
 static inline int test_exit_code(int failed)
 {

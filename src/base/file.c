@@ -37,10 +37,9 @@ static sinew_result resolve_target(const char *path, char *target, sinew_error *
                                strerror(errno));
     dest[n] = 0;
     const char *slash = strrchr(path, '/');
-    int len = dest[0] == '/' || !slash
-                  ? snprintf(target, SINEW_FILE_PATH_MAX, "%s", dest)
-                  : snprintf(target, SINEW_FILE_PATH_MAX, "%.*s/%s", (int)(slash - path), path,
-                             dest);
+    int len = dest[0] == '/' || !slash ? snprintf(target, SINEW_FILE_PATH_MAX, "%s", dest)
+                                       : snprintf(target, SINEW_FILE_PATH_MAX, "%.*s/%s",
+                                                  (int)(slash - path), path, dest);
     if (len < 0 || len >= SINEW_FILE_PATH_MAX)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: path is too long", path);
     return SINEW_OK;

@@ -81,8 +81,9 @@ static sinew_result read_set(const sinew_document *doc, const cJSON *attrs, cons
 static void warn_findings(sinew_document *doc, const char *ctx, const weight_findings *f)
 {
     if (f->bad)
-        io_warn(doc, "%s: %s: %u weights were NaN, infinite or negative: set to 0, their vertices "
-                     "renormalised",
+        io_warn(doc,
+                "%s: %s: %u weights were NaN, infinite or negative: set to 0, their vertices "
+                "renormalised",
                 doc->name, ctx, f->bad);
     if (f->duplicated)
         io_warn(doc, "%s: %s: %u vertices list one joint twice: its weights added in one slot",

@@ -59,8 +59,7 @@ static void make_inputs(files *f)
     assert_int_equal(test_run(out, sizeof out, "'%s' tail '%s' -o '%s'", bin, raw, f->fox), 0);
     remove(raw);
     test_path(embedded, sizeof embedded, f->dir, "embedded.gltf");
-    assert_int_equal(test_run(out, sizeof out, "'%s' convert '%s' '%s'", bin, f->fox, embedded),
-                     0);
+    assert_int_equal(test_run(out, sizeof out, "'%s' convert '%s' '%s'", bin, f->fox, embedded), 0);
     /* Move the buffer out of the JSON into buf.bin. */
     size_t n = 0;
     char *text = slurp(embedded, &n);

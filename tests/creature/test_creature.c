@@ -223,8 +223,7 @@ static void b_free(void *user, void *ptr)
 /* Fails the build at allocation after allocation (every `step`-th budget below `limit`):
  * always SINEW_ERR_OUT_OF_MEMORY with nothing returned and nothing leaked, and the budgets
  * reach enough allocations for more than ten failures. SINEW_CREATURE_RANDOM builds `seed`. */
-static void assert_out_of_memory_clean(sinew_creature_kind kind, uint64_t seed, int limit,
-                                       int step)
+static void assert_out_of_memory_clean(sinew_creature_kind kind, uint64_t seed, int limit, int step)
 {
     int failures = 0;
     for (int budget = 0; budget < limit; budget += step) {

@@ -265,4 +265,3 @@ uint32_t cli_mark_tail_skin(const sinew_model *model, uint8_t *mask)
     free(joints);
     return n;
 }
-

@@ -24,10 +24,12 @@ int cli_outputs_check(const char *command, const cli_output *outs, int count,
                     return cli_usage_error(command,
                                            "%s %s names %s, a file the input was read from "
                                            "(inputs are never modified)",
-                                           outs[i].option, path, sinew_document_source(inputs[d], s));
+                                           outs[i].option, path,
+                                           sinew_document_source(inputs[d], s));
         for (int p = 0; p < path_count; p++)
             if (input_paths[p] && sinew_file_same(path, input_paths[p]))
-                return cli_usage_error(command, "%s %s names the input %s (inputs are never modified)",
+                return cli_usage_error(command,
+                                       "%s %s names the input %s (inputs are never modified)",
                                        outs[i].option, path, input_paths[p]);
         for (int k = 0; k < i; k++)
             if (outs[k].path && sinew_file_same(path, outs[k].path))
@@ -93,8 +95,7 @@ int cli_outputs_write(const char *command, cli_output *outs, int count)
     int failed = -1;
     for (int i = 0; i < count && failed < 0; i++) {
         if (!outs[i].path || !strcmp(outs[i].path, "-")) continue;
-        if (sinew_file_stage(outs[i].path, outs[i].data, outs[i].size, &files[i], &err))
-            failed = i;
+        if (sinew_file_stage(outs[i].path, outs[i].data, outs[i].size, &files[i], &err)) failed = i;
     }
     /* Everything is staged: commit. A rename in a folder just written to does not fail in
      * practice; if one does, the outputs already renamed stay (their old content is gone). */

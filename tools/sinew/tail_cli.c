@@ -180,9 +180,9 @@ int tail_cli_write_report(const char *path, const sinew_tail_result *run, const 
 /* Which root blend the check kept, and what each added in new tears at the root. */
 static void print_blends(const sinew_tail_result *run)
 {
-    printf("  the root blends into %s",
-           run->root_blend == SINEW_RIG_ROOT_BODY ? "the body skin around it (its rigger's weights)"
-                                                  : "the pelvis");
+    printf("  the root blends into %s", run->root_blend == SINEW_RIG_ROOT_BODY
+                                            ? "the body skin around it (its rigger's weights)"
+                                            : "the pelvis");
     const double pelvis = run->blend_new_torn[SINEW_RIG_ROOT_PELVIS],
                  body = run->blend_new_torn[SINEW_RIG_ROOT_BODY];
     if (pelvis >= 0 && body >= 0)
@@ -232,8 +232,7 @@ static void print_check(const sinew_tail_result *run)
                  100.0 * g->body_after.torn_share);
         printf("  %s %-28s %-28s\n", safe_text_cell(m->clips[c].name, 24).s, tail, seam);
     }
-    if (run->plan.chain_count)
-        print_blends(run);
+    if (run->plan.chain_count) print_blends(run);
     if (run->returned)
         printf("  gave %u %s at the tail's root back %s rigger's weights: with the chain %s "
                "strained more than before\n",
