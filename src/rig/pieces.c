@@ -111,6 +111,16 @@ static uint64_t cell_key(int64_t x, int64_t y, int64_t z)
     return h;
 }
 
+/* The grid cell of one coordinate, saturated at 2^62 cells from the origin so the conversion
+ * stays defined for a point far from the rest (cells only bucket candidates: positions are
+ * compared exactly afterwards, so far points sharing a boundary cell is harmless). */
+static int64_t cell_index(float coordinate, double inverse_spacing)
+{
+    const double limit = 4611686018427387904.0; /* 2^62 */
+    const double c = floor((double)coordinate * inverse_spacing);
+    return c >= limit ? (int64_t)limit : c <= -limit ? -(int64_t)limit : (int64_t)c;
+}
+
 sinew_result rig_weld_tolerant(sinew_rig_analysis *a, const sinew_model *m, float tol,
                                sinew_error *err)
 {
@@ -136,9 +146,9 @@ sinew_result rig_weld_tolerant(sinew_rig_analysis *a, const sinew_model *m, floa
         head[i] = RIG_NONE;
     for (uint32_t v = 0; v < nv; v++) {
         weld[v] = v;
-        cell[3 * v] = (int64_t)floor(p[v].x * inv);
-        cell[3 * v + 1] = (int64_t)floor(p[v].y * inv);
-        cell[3 * v + 2] = (int64_t)floor(p[v].z * inv);
+        cell[3 * v] = cell_index(p[v].x, inv);
+        cell[3 * v + 1] = cell_index(p[v].y, inv);
+        cell[3 * v + 2] = cell_index(p[v].z, inv);
     }
     /* Visit vertices in index order; each looks for earlier vertices in the 27 cells around
      * it (hash buckets may mix cells: positions are compared, so that is harmless). */

@@ -85,8 +85,13 @@ static void add_triangle(walker *w, uint32_t t, sinew_vec3 origin)
     const float g[3] = {w->geo.g[x[0]], w->geo.g[x[1]], w->geo.g[x[2]]};
     const sinew_vec3 *P = w->m->mesh.positions;
     float lo = fminf(g[0], fminf(g[1], g[2])), hi = fmaxf(g[0], fmaxf(g[1], g[2]));
-    uint32_t k0 = (uint32_t)floorf(lo / w->step) + 1, k1 = (uint32_t)ceilf(hi / w->step);
-    if (k1 > w->max_sections) k1 = w->max_sections;
+    /* Section levels spanned, clamped as floats (a far vertex's distance may be beyond any
+     * integer) before they become indices. */
+    const float top = (float)w->max_sections;
+    const float f0 = floorf(lo / w->step) + 1, f1 = ceilf(hi / w->step);
+    if (!(f0 <= top)) return;
+    uint32_t k0 = f0 > 0 ? (uint32_t)f0 : 0,
+             k1 = f1 < top ? (uint32_t)fmaxf(f1, 0) : w->max_sections;
     for (uint32_t k = k0; k < k1 + 1 && k <= w->max_sections; k++) {
         const float L = (float)k * w->step;
         if (!(L > lo && L <= hi)) continue;
