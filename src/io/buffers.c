@@ -189,7 +189,7 @@ static sinew_result resolve_external(const sinew_document *doc, const char *ctx,
 sinew_result io_load_buffers(sinew_document *doc, const uint8_t *bin, size_t bin_size, int has_bin,
                              const char *base_dir, sinew_error *err)
 {
-    uint32_t count = io_count(doc->root, "buffers");
+    uint32_t count = io_count(doc, IO_BUFFERS);
     if (count == 0) return SINEW_OK;
     doc->buffers = sinew_alloc(&doc->alloc, count, sizeof *doc->buffers);
     if (!doc->buffers)
@@ -198,7 +198,7 @@ sinew_result io_load_buffers(sinew_document *doc, const uint8_t *bin, size_t bin
     for (uint32_t i = 0; i < count; i++) {
         char ctx[64];
         snprintf(ctx, sizeof ctx, "buffer %u", i);
-        const cJSON *b = io_item(doc->root, "buffers", i);
+        const cJSON *b = io_item(doc, IO_BUFFERS, i);
         uint64_t length;
         sinew_result r =
             io_get_uint(doc, ctx, b, "byteLength", -1, (uint64_t)1 << 40, &length, err);
