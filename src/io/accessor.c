@@ -85,8 +85,8 @@ sinew_result io_accessor_resolve(const sinew_document *doc, uint32_t index, io_a
     if ((r = io_get_uint(doc, ctx, a, "componentType", -1, 6000, &ctype, err)) ||
         (r = io_get_uint(doc, ctx, a, "count", -1, UINT32_MAX, &count, err)) ||
         (r = io_get_uint(doc, ctx, a, "byteOffset", 0, (uint64_t)1 << 40, &offset, err)) ||
-        (r = io_get_index(doc, ctx, a, "bufferView", "bufferView",
-                          io_count(doc, IO_BUFFER_VIEWS), 0, &view, err)))
+        (r = io_get_index(doc, ctx, a, "bufferView", "bufferView", io_count(doc, IO_BUFFER_VIEWS),
+                          0, &view, err)))
         return r;
     out->component_type = (uint32_t)ctype;
     out->component_size = component_size(out->component_type);

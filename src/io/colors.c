@@ -15,8 +15,7 @@ sinew_result sinew_document_read_colors(const sinew_document *doc, const sinew_m
             out[i] = 1.0f;
         if (range->gltf_mesh < 0) continue;
         const cJSON *mesh = io_item(doc, IO_MESHES, (uint32_t)range->gltf_mesh);
-        const cJSON *prim =
-            cJSON_GetArrayItem(io_array(mesh, "primitives"), range->gltf_primitive);
+        const cJSON *prim = cJSON_GetArrayItem(io_array(mesh, "primitives"), range->gltf_primitive);
         const cJSON *attributes =
             prim ? cJSON_GetObjectItemCaseSensitive(prim, "attributes") : NULL;
         const cJSON *color =

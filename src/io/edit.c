@@ -195,8 +195,8 @@ sinew_result sinew_document_add_skin_joint(sinew_document *doc, int32_t skin, in
 static sinew_result primitive_attrs(sinew_document *doc, int32_t mesh, int32_t primitive,
                                     uint32_t vertex_count, cJSON **attrs, sinew_error *err)
 {
-    cJSON *prims = (cJSON *)io_array(io_item(doc, IO_MESHES, (uint32_t)(mesh < 0 ? 0 : mesh)),
-                                     "primitives");
+    cJSON *prims =
+        (cJSON *)io_array(io_item(doc, IO_MESHES, (uint32_t)(mesh < 0 ? 0 : mesh)), "primitives");
     cJSON *prim =
         mesh >= 0 && primitive >= 0 && prims ? cJSON_GetArrayItem(prims, primitive) : NULL;
     *attrs = cJSON_GetObjectItemCaseSensitive(prim, "attributes");

@@ -6,10 +6,10 @@
 #include "io/internal.h"
 
 static const char *const kind_keys[IO_KIND_COUNT] = {
-    [IO_ACCESSORS] = "accessors", [IO_ANIMATIONS] = "animations", [IO_BUFFERS] = "buffers",
-    [IO_BUFFER_VIEWS] = "bufferViews", [IO_CAMERAS] = "cameras",  [IO_IMAGES] = "images",
-    [IO_MATERIALS] = "materials",  [IO_MESHES] = "meshes",         [IO_NODES] = "nodes",
-    [IO_SAMPLERS] = "samplers",    [IO_SCENES] = "scenes",         [IO_SKINS] = "skins",
+    [IO_ACCESSORS] = "accessors",      [IO_ANIMATIONS] = "animations", [IO_BUFFERS] = "buffers",
+    [IO_BUFFER_VIEWS] = "bufferViews", [IO_CAMERAS] = "cameras",       [IO_IMAGES] = "images",
+    [IO_MATERIALS] = "materials",      [IO_MESHES] = "meshes",         [IO_NODES] = "nodes",
+    [IO_SAMPLERS] = "samplers",        [IO_SCENES] = "scenes",         [IO_SKINS] = "skins",
     [IO_TEXTURES] = "textures"};
 
 const char *io_kind_key(io_kind kind)
@@ -88,8 +88,7 @@ const cJSON **io_array_items(const sinew_allocator *a, const cJSON *array, uint3
     const cJSON **items = sinew_alloc(a, n > 0 ? (size_t)n : 1, sizeof *items);
     if (!items || n <= 0) return items;
     const cJSON *item;
-    cJSON_ArrayForEach(item, array)
-        items[(*count)++] = item;
+    cJSON_ArrayForEach(item, array) items[(*count)++] = item;
     return items;
 }
 

@@ -90,8 +90,7 @@ static sinew_result member_accessor(sinew_document *doc, const char *ctx, const 
                                     io_accessor *acc, sinew_error *err)
 {
     int32_t index;
-    sinew_result r =
-        io_index_of(doc, ctx, v, "accessor", io_count(doc, IO_ACCESSORS), &index, err);
+    sinew_result r = io_index_of(doc, ctx, v, "accessor", io_count(doc, IO_ACCESSORS), &index, err);
     return r ? r : io_accessor_resolve(doc, (uint32_t)index, acc, err);
 }
 
@@ -225,8 +224,7 @@ static sinew_result check_scenes(sinew_document *doc, sinew_error *err)
     int32_t idx;
     sinew_result r = io_get_index(doc, "root", doc->root, "scene", "scene", n, 0, &idx, err);
     for (uint32_t i = 0; i < n && !r; i++) {
-        const cJSON *list =
-            cJSON_GetObjectItemCaseSensitive(io_item(doc, IO_SCENES, i), "nodes");
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(io_item(doc, IO_SCENES, i), "nodes");
         const cJSON *c;
         if (!cJSON_IsArray(list)) list = NULL;
         cJSON_ArrayForEach(c, list)
@@ -254,8 +252,8 @@ static sinew_result check_joints(sinew_document *doc, const char *ctx, const cJS
         double v = cJSON_IsNumber(c) ? c->valuedouble : -1.0;
         if (!(v >= 0 && v < nodes && floor(v) == v)) {
             r = sinew_error_set(err, SINEW_ERR_FORMAT,
-                                "%s: %s: joint %u is not a node index (the file has %u)",
-                                doc->name, ctx, j, nodes);
+                                "%s: %s: joint %u is not a node index (the file has %u)", doc->name,
+                                ctx, j, nodes);
             break;
         }
         uint32_t node = (uint32_t)v;
@@ -277,16 +275,15 @@ static sinew_result check_joints(sinew_document *doc, const char *ctx, const cJS
     return r;
 }
 
-static sinew_result check_skin(sinew_document *doc, uint32_t i, int32_t *joint_of,
-                               sinew_error *err)
+static sinew_result check_skin(sinew_document *doc, uint32_t i, int32_t *joint_of, sinew_error *err)
 {
     char ctx[64];
     snprintf(ctx, sizeof ctx, "skin %u", i);
     const cJSON *skin = io_item(doc, IO_SKINS, i);
     const cJSON *joints = cJSON_GetObjectItemCaseSensitive(skin, "joints");
     int32_t idx;
-    sinew_result r = io_get_index(doc, ctx, skin, "skeleton", "node", io_count(doc, IO_NODES), 0,
-                                  &idx, err);
+    sinew_result r =
+        io_get_index(doc, ctx, skin, "skeleton", "node", io_count(doc, IO_NODES), 0, &idx, err);
     if (r) return r;
     if (!cJSON_IsArray(joints) || cJSON_GetArraySize(joints) == 0)
         return sinew_error_set(err, SINEW_ERR_FORMAT, "%s: %s: joints is missing or empty",
@@ -299,8 +296,7 @@ static sinew_result check_skin(sinew_document *doc, uint32_t i, int32_t *joint_o
     if ((r = check_joints(doc, ctx, joints, joint_of, err))) return r;
     io_accessor acc;
     int present;
-    if ((r = get_accessor(doc, ctx, skin, "inverseBindMatrices", 0, &acc, &present, err)))
-        return r;
+    if ((r = get_accessor(doc, ctx, skin, "inverseBindMatrices", 0, &acc, &present, err))) return r;
     if (!present) return SINEW_OK;
     if (acc.components != 16 || acc.rows != 4 || acc.component_type != IO_FLOAT)
         return sinew_error_set(err, SINEW_ERR_FORMAT,
@@ -581,13 +577,12 @@ static sinew_result check_channels(sinew_document *doc, uint32_t an, const cJSON
         const cJSON *target = cJSON_GetObjectItemCaseSensitive(ch, "target");
         if ((r = io_get_index(doc, ctx, ch, "sampler", "sampler", ns, 1, &si, err))) return r;
         if (!cJSON_IsObject(target))
-            return sinew_error_set(err, SINEW_ERR_FORMAT, "%s: %s: target missing", doc->name,
-                                   ctx);
+            return sinew_error_set(err, SINEW_ERR_FORMAT, "%s: %s: target missing", doc->name, ctx);
         if ((r = io_get_index(doc, ctx, target, "node", "node", nodes, 0, &node, err))) return r;
         const cJSON *path = cJSON_GetObjectItemCaseSensitive(target, "path");
         if (!cJSON_IsString(path))
-            return sinew_error_set(err, SINEW_ERR_FORMAT, "%s: %s: target.path missing",
-                                   doc->name, ctx);
+            return sinew_error_set(err, SINEW_ERR_FORMAT, "%s: %s: target.path missing", doc->name,
+                                   ctx);
         uint32_t comps = !strcmp(path->valuestring, "rotation")      ? 4
                          : !strcmp(path->valuestring, "translation") ? 3
                          : !strcmp(path->valuestring, "scale")       ? 3
@@ -598,8 +593,7 @@ static sinew_result check_channels(sinew_document *doc, uint32_t an, const cJSON
         io_accessor_resolve(
             doc, (uint32_t)cJSON_GetObjectItemCaseSensitive(smp, "input")->valuedouble, &in, err);
         io_accessor_resolve(
-            doc, (uint32_t)cJSON_GetObjectItemCaseSensitive(smp, "output")->valuedouble, &out,
-            err);
+            doc, (uint32_t)cJSON_GetObjectItemCaseSensitive(smp, "output")->valuedouble, &out, err);
         const cJSON *interp = cJSON_GetObjectItemCaseSensitive(smp, "interpolation");
         int cubic = interp && !strcmp(interp->valuestring, "CUBICSPLINE");
         uint64_t want = cubic ? 3ull * in.count : in.count;
@@ -632,8 +626,7 @@ static sinew_result check_animations(sinew_document *doc, sinew_error *err)
         uint32_t ns;
         const cJSON **sampler = io_array_items(&doc->alloc, samplers, &ns);
         r = sampler ? check_channels(doc, an, channels, sampler, ns, err)
-                    : sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory",
-                                      doc->name);
+                    : sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
         sinew_free(&doc->alloc, (void *)sampler);
         if (r) return r;
     }
