@@ -1,4 +1,5 @@
 /* Loading, freeing and the warning list of a sinew_document. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -209,7 +210,9 @@ sinew_result sinew_document_load_file(const char *path, const sinew_load_options
     tmp.name = (char *)name;
     uint8_t *data;
     size_t size;
-    sinew_result r = io_read_file(&tmp, path, "file", &data, &size, err);
+    char label[PATH_MAX + 16];
+    snprintf(label, sizeof label, "file '%s'", path);
+    sinew_result r = io_read_file(&tmp, path, label, IO_READ_WHOLE, &data, &size, err);
     if (r) return r;
     char dir[4096];
     const char *base = options ? options->base_dir : NULL;

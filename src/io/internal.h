@@ -138,9 +138,14 @@ int io_is_glb(const void *data, size_t size);
 sinew_result io_repair_weights(sinew_document *doc, sinew_error *err);
 sinew_result io_load_buffers(sinew_document *doc, const uint8_t *bin, size_t bin_size, int has_bin,
                              const char *base_dir, sinew_error *err);
-/* Reads a whole file with the document's allocator; `what` names it in messages. */
-sinew_result io_read_file(const sinew_document *doc, const char *path, const char *what,
-                          uint8_t **data, size_t *size, sinew_error *err);
+/* Reads a regular file with the document's allocator: all of it (want = IO_READ_WHOLE) or
+ * its first `want` bytes (an external buffer's byteLength), which it must hold. FIFOs,
+ * devices, folders and sockets are refused without blocking on or reading them; `label`
+ * names the file in messages ("buffer 0 'body.bin'"). */
+#define IO_READ_WHOLE UINT64_MAX
+#define IO_MAX_FILE_BYTES ((uint64_t)1 << 31) /* 2 GiB: no glTF sinew handles is that large */
+sinew_result io_read_file(const sinew_document *doc, const char *path, const char *label,
+                          uint64_t want, uint8_t **data, size_t *size, sinew_error *err);
 /* Decodes strict base64 into `out` (capacity >= 3 * len / 4); returns -1 on a bad input. */
 int64_t io_base64_decode(const char *text, size_t len, uint8_t *out);
 /* Encodes into `out` (capacity >= 4 * ((len + 2) / 3) + 1), NUL-terminated. */
