@@ -125,10 +125,13 @@ sinew_result io_accessor_resolve(const sinew_document *doc, uint32_t index, io_a
         if ((r = view_range(doc, ctx, view, offset, need, &out->data, NULL, err))) return r;
         out->stride = (size_t)stride;
     } else {
+        /* Zeros the file does not store: a fault of the file, not of this machine. */
         if (count > IO_MAX_VIRTUAL_COUNT)
-            return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY,
-                                   "%s: %s: count %llu without a bufferView is too large",
-                                   doc->name, ctx, (unsigned long long)count);
+            return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
+                                   "%s: %s: count %llu without a bufferView is too large (sinew "
+                                   "makes at most %u elements that the file does not store)",
+                                   doc->name, ctx, (unsigned long long)count,
+                                   IO_MAX_VIRTUAL_COUNT);
         out->stride = (size_t)elem;
     }
     const cJSON *sparse = cJSON_GetObjectItemCaseSensitive(a, "sparse");

@@ -166,6 +166,12 @@ static void j_count_overflow(fixture *fx)
 {
     fx_set(fx, "accessors/3", "count", "4294967295");
 }
+static void j_virtual_count(fixture *fx)
+{
+    cJSON *acc = cJSON_GetArrayItem(cJSON_GetObjectItem(fx->json, "accessors"), 3);
+    cJSON_DeleteItemFromObject(acc, "bufferView");
+    fx_set(fx, "accessors/3", "count", "4294967295");
+}
 static void j_count_huge(fixture *fx)
 {
     fx_set(fx, "accessors/3", "count", "18446744073709551616");
@@ -305,6 +311,8 @@ static const bad_case cases[] = {
      "node 1 has two parents: node 0 and node 2"},
     {"count overflows the view", j_count_overflow, NULL, 0, SINEW_ERR_FORMAT,
      "bufferView 3 range 0+68719476720 exceeds its length 64"},
+    {"zeros past the cap", j_virtual_count, NULL, 0, SINEW_ERR_UNSUPPORTED,
+     "accessor 3: count 4294967295 without a bufferView is too large"},
     {"count past 2^32", j_count_huge, NULL, 0, SINEW_ERR_FORMAT,
      "accessor 3: \"count\" must be an integer in [0, 4294967295]"},
     {"offset past 2^40", j_offset_huge, NULL, 0, SINEW_ERR_FORMAT,
@@ -606,8 +614,9 @@ static void test_cli(void **state)
     (void)state;
     char dir[256], in[512], out[512], text[4096];
     assert_non_null(test_tmpdir(dir, sizeof dir));
-    static const char *const pick[] = {"Draco",        "accessor past its view", "NaN position",
-                                       "cyclic nodes", "header truncated",       "bad base64"};
+    static const char *const pick[] = {
+        "Draco",      "accessor past its view", "NaN position", "cyclic nodes", "header truncated",
+        "bad base64", "zeros past the cap"};
     for (size_t p = 0; p < sizeof pick / sizeof pick[0]; p++) {
         size_t i = 0;
         while (strcmp(cases[i].name, pick[p]))
