@@ -10,6 +10,52 @@
 static const char *const compressed[] = {"KHR_draco_mesh_compression", "EXT_meshopt_compression",
                                          "KHR_meshopt_compression"};
 
+/* Required extensions a file may name and still load (glTF 2.0 spec 3.12: a client that
+ * does not support a required extension must not load the file). sinew reads quantized
+ * attributes itself, and the others change only materials, textures, lights or metadata,
+ * which sinew never reads and writes back unchanged. Anything else (instancing, animation
+ * pointers, vendor extensions) may change the geometry, skin or motion sinew works on. */
+static const char *const required_ok[] = {"KHR_mesh_quantization", "KHR_lights_punctual",
+                                          "KHR_xmp_json_ld"};
+static const char *const required_ok_prefix[] = {"KHR_materials_", "EXT_materials_", "KHR_texture_",
+                                                 "EXT_texture_"};
+
+static int required_is_ok(const char *name)
+{
+    for (size_t i = 0; i < sizeof required_ok / sizeof required_ok[0]; i++)
+        if (!strcmp(name, required_ok[i])) return 1;
+    for (size_t i = 0; i < sizeof required_ok_prefix / sizeof required_ok_prefix[0]; i++)
+        if (!strncmp(name, required_ok_prefix[i], strlen(required_ok_prefix[i]))) return 1;
+    return 0;
+}
+
+static sinew_result check_required(const sinew_document *doc, sinew_error *err)
+{
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(doc->root, "extensionsRequired");
+    const cJSON *e;
+    if (req && !cJSON_IsArray(req))
+        return sinew_error_set(err, SINEW_ERR_FORMAT, "%s: extensionsRequired is not an array",
+                               doc->name);
+    cJSON_ArrayForEach(e, req)
+    {
+        if (!cJSON_IsString(e))
+            return sinew_error_set(err, SINEW_ERR_FORMAT,
+                                   "%s: extensionsRequired holds a non-string", doc->name);
+        for (size_t i = 0; i < sizeof compressed / sizeof compressed[0]; i++)
+            if (!strcmp(e->valuestring, compressed[i]))
+                return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
+                                       "%s: unsupported: %s (decompress the file first, e.g. "
+                                       "with gltf-transform)",
+                                       doc->name, compressed[i]);
+        if (!required_is_ok(e->valuestring))
+            return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
+                                   "%s: unsupported: the file requires extension %.64s, which "
+                                   "sinew cannot read",
+                                   doc->name, e->valuestring);
+    }
+    return SINEW_OK;
+}
+
 sinew_result io_validate_top(sinew_document *doc, sinew_error *err)
 {
     const cJSON *root = doc->root;
@@ -21,19 +67,9 @@ sinew_result io_validate_top(sinew_document *doc, sinew_error *err)
         return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
                                "%s: glTF version \"%.20s\" is not supported (only 2.x)", doc->name,
                                version->valuestring);
-    const cJSON *req = cJSON_GetObjectItemCaseSensitive(root, "extensionsRequired");
+    sinew_result r = check_required(doc, err);
+    if (r) return r;
     const cJSON *e;
-    if (!cJSON_IsArray(req)) req = NULL;
-    cJSON_ArrayForEach(e, req)
-    {
-        if (!cJSON_IsString(e)) continue;
-        for (size_t i = 0; i < sizeof compressed / sizeof compressed[0]; i++)
-            if (!strcmp(e->valuestring, compressed[i]))
-                return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
-                                       "%s: unsupported: %s (decompress the file first, e.g. "
-                                       "with gltf-transform)",
-                                       doc->name, compressed[i]);
-    }
     for (int kind = 0; kind < IO_KIND_COUNT; kind++) {
         const char *key = io_kind_key((io_kind)kind);
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);

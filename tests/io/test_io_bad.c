@@ -91,6 +91,17 @@ static void j_meshopt(fixture *fx)
     cJSON_AddItemToObject(fx->json, "extensionsRequired",
                           cJSON_Parse("[\"EXT_meshopt_compression\"]"));
 }
+static void j_required_vendor(fixture *fx)
+{
+    cJSON_AddItemToObject(fx->json, "extensionsRequired",
+                          cJSON_Parse("[\"KHR_materials_unlit\",\"VENDOR_warp\"]"));
+}
+static void j_required_ok(fixture *fx)
+{
+    cJSON_AddItemToObject(fx->json, "extensionsRequired",
+                          cJSON_Parse("[\"KHR_materials_unlit\",\"KHR_texture_transform\","
+                                      "\"KHR_mesh_quantization\"]"));
+}
 static void j_acc_past_view(fixture *fx)
 {
     fx_set(fx, "accessors/0", "byteOffset", "40");
@@ -279,6 +290,9 @@ static const bad_case cases[] = {
     {"glTF 1.0", j_version1, NULL, 0, SINEW_ERR_UNSUPPORTED, "glTF version \"1.0\""},
     {"Draco", j_draco, NULL, 0, SINEW_ERR_UNSUPPORTED, "unsupported: KHR_draco_mesh_compression"},
     {"meshopt", j_meshopt, NULL, 0, SINEW_ERR_UNSUPPORTED, "unsupported: EXT_meshopt_compression"},
+    {"unknown required extension", j_required_vendor, NULL, 0, SINEW_ERR_UNSUPPORTED,
+     "the file requires extension VENDOR_warp, which sinew cannot read"},
+    {"material extensions required", j_required_ok, NULL, 0, SINEW_OK, ""},
     {"accessor past its view", j_acc_past_view, NULL, 0, SINEW_ERR_FORMAT,
      "accessor 0: bufferView 0 range 40+48 exceeds its length 48"},
     {"view past its buffer", j_view_past_buffer, NULL, 0, SINEW_ERR_FORMAT,
