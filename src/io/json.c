@@ -1,4 +1,5 @@
-/* Typed, range-checked reads from the cJSON tree, with messages naming file, object, key. */
+/* The top-level arrays by index (tables built once per document), and typed, range-checked
+ * reads from the cJSON tree with messages naming file, object, key. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

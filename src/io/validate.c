@@ -10,8 +10,9 @@
 static const char *const compressed[] = {"KHR_draco_mesh_compression", "EXT_meshopt_compression",
                                          "KHR_meshopt_compression"};
 
-/* Required extensions a file may name and still load (glTF 2.0 spec 3.12: a client that
- * does not support a required extension must not load the file). sinew reads quantized
+/* Required extensions a file may name and still load. extensionsRequired lists what a
+ * client needs to load the file properly (glTF 2.0 spec, "Specifying Extensions"), so a
+ * client lacking one refuses the file. sinew reads quantized
  * attributes itself, and the others change only materials, textures, lights or metadata,
  * which sinew never reads and writes back unchanged. Anything else (instancing, animation
  * pointers, vendor extensions) may change the geometry, skin or motion sinew works on. */
