@@ -29,7 +29,11 @@ typedef struct sinew_load_options {
     const char *display_name;
 } sinew_load_options;
 
-/* Reads and validates a .glb or .gltf file. On failure *out is NULL and err says why. */
+/* Reads and validates a .glb or .gltf file. On failure *out is NULL and err says why.
+ * Only regular files are read, the input and its external buffers alike: a FIFO, device,
+ * folder or socket is refused (SINEW_ERR_IO) without blocking on it; an external buffer is
+ * read only up to its byteLength; files over 2 GiB and extensionsRequired that sinew cannot
+ * read are refused (SINEW_ERR_UNSUPPORTED). */
 sinew_result sinew_document_load_file(const char *path, const sinew_load_options *options,
                                       sinew_document **out, sinew_error *err);
 /* The same from bytes in memory (GLB or JSON text). The bytes are copied. */

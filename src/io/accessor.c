@@ -43,7 +43,7 @@ static sinew_result view_range(const sinew_document *doc, const char *ctx, int32
                                uint64_t offset, uint64_t need, const uint8_t **out, size_t *stride,
                                sinew_error *err)
 {
-    const cJSON *v = io_item(doc->root, "bufferViews", (uint32_t)view);
+    const cJSON *v = io_item(doc, IO_BUFFER_VIEWS, (uint32_t)view);
     uint64_t voff, vlen, vstride;
     int32_t buffer;
     char vctx[64];
@@ -76,7 +76,7 @@ sinew_result io_accessor_resolve(const sinew_document *doc, uint32_t index, io_a
     out->index = index;
     char ctx[64];
     snprintf(ctx, sizeof ctx, "accessor %u", index);
-    const cJSON *a = io_item(doc->root, "accessors", index);
+    const cJSON *a = io_item(doc, IO_ACCESSORS, index);
     if (!cJSON_IsObject(a))
         return sinew_error_set(err, SINEW_ERR_FORMAT, "%s: %s is not an object", doc->name, ctx);
     uint64_t ctype, count, offset;
@@ -85,8 +85,8 @@ sinew_result io_accessor_resolve(const sinew_document *doc, uint32_t index, io_a
     if ((r = io_get_uint(doc, ctx, a, "componentType", -1, 6000, &ctype, err)) ||
         (r = io_get_uint(doc, ctx, a, "count", -1, UINT32_MAX, &count, err)) ||
         (r = io_get_uint(doc, ctx, a, "byteOffset", 0, (uint64_t)1 << 40, &offset, err)) ||
-        (r = io_get_index(doc, ctx, a, "bufferView", "bufferView",
-                          io_count(doc->root, "bufferViews"), 0, &view, err)))
+        (r = io_get_index(doc, ctx, a, "bufferView", "bufferView", io_count(doc, IO_BUFFER_VIEWS),
+                          0, &view, err)))
         return r;
     out->component_type = (uint32_t)ctype;
     out->component_size = component_size(out->component_type);
@@ -125,10 +125,13 @@ sinew_result io_accessor_resolve(const sinew_document *doc, uint32_t index, io_a
         if ((r = view_range(doc, ctx, view, offset, need, &out->data, NULL, err))) return r;
         out->stride = (size_t)stride;
     } else {
+        /* Zeros the file does not store: a fault of the file, not of this machine. */
         if (count > IO_MAX_VIRTUAL_COUNT)
-            return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY,
-                                   "%s: %s: count %llu without a bufferView is too large",
-                                   doc->name, ctx, (unsigned long long)count);
+            return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
+                                   "%s: %s: count %llu without a bufferView is too large (sinew "
+                                   "makes at most %u elements that the file does not store)",
+                                   doc->name, ctx, (unsigned long long)count,
+                                   IO_MAX_VIRTUAL_COUNT);
         out->stride = (size_t)elem;
     }
     const cJSON *sparse = cJSON_GetObjectItemCaseSensitive(a, "sparse");
@@ -139,7 +142,7 @@ sinew_result io_accessor_resolve(const sinew_document *doc, uint32_t index, io_a
         int32_t iview, vview;
         const cJSON *ind = cJSON_GetObjectItemCaseSensitive(sparse, "indices");
         const cJSON *val = cJSON_GetObjectItemCaseSensitive(sparse, "values");
-        uint32_t nviews = io_count(doc->root, "bufferViews");
+        uint32_t nviews = io_count(doc, IO_BUFFER_VIEWS);
         if ((r = io_get_uint(doc, sctx, sparse, "count", -1, count, &scount, err))) return r;
         if (!cJSON_IsObject(ind) || !cJSON_IsObject(val))
             return sinew_error_set(err, SINEW_ERR_FORMAT, "%s: %s: missing indices or values",

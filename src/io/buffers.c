@@ -3,10 +3,13 @@
 /* realpath(3) is XSI. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/internal.h"
 
@@ -65,44 +68,95 @@ void io_base64_encode(const uint8_t *data, size_t len, char *out)
     out[o] = 0;
 }
 
-sinew_result io_read_file(const sinew_document *doc, const char *path, const char *what,
-                          uint8_t **data, size_t *size, sinew_error *err)
+/* What a file that is not a regular one is, for messages. */
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "of an unknown kind";
+}
+
+/* Reads n bytes into buf; returns the count read (less at end of file) or -1. */
+static int64_t read_fully(int fd, uint8_t *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return (int64_t)got;
+}
+
+/* Checks the opened file and how much of it to read: all of it (want == IO_READ_WHOLE) or
+ * the first `want` bytes, which it must hold. */
+static sinew_result read_size(const sinew_document *doc, int fd, const char *label, uint64_t want,
+                              size_t *n, sinew_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return sinew_error_set(err, SINEW_ERR_IO, "%s: cannot read %s: %s", doc->name, label,
+                               strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return sinew_error_set(err, SINEW_ERR_IO, "%s: %s is %s, not a regular file", doc->name,
+                               label, file_kind(st.st_mode));
+    uint64_t have = (uint64_t)st.st_size;
+    if (want == IO_READ_WHOLE) want = have;
+    if (want > IO_MAX_FILE_BYTES)
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
+                               "%s: %s: %llu bytes is more than the 2 GiB sinew reads", doc->name,
+                               label, (unsigned long long)want);
+    if (have < want)
+        return sinew_error_set(
+            err, SINEW_ERR_FORMAT, "%s: %s: byteLength %llu exceeds the %llu bytes of the file",
+            doc->name, label, (unsigned long long)want, (unsigned long long)have);
+    *n = (size_t)want;
+    return SINEW_OK;
+}
+
+sinew_result io_read_file(const sinew_document *doc, const char *path, const char *label,
+                          uint64_t want, uint8_t **data, size_t *size, sinew_error *err)
 {
     *data = NULL;
     *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return sinew_error_set(err, SINEW_ERR_IO, "%s: cannot open %s '%s': %s", doc->name, what,
-                               path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = sinew_alloc(&doc->alloc, cap, 1);
-    while (buf) {
-        if (n == cap) {
-            if (cap > ((size_t)1 << 31)) break; /* 2 GiB: no glTF sinew handles is that large */
-            uint8_t *grown = sinew_realloc(&doc->alloc, buf, cap, cap * 2, 1);
-            if (!grown) break;
-            buf = grown;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            int bad = ferror(f);
-            fclose(f);
-            if (bad) {
-                sinew_free(&doc->alloc, buf);
-                return sinew_error_set(err, SINEW_ERR_IO, "%s: cannot read %s '%s'", doc->name,
-                                       what, path);
-            }
-            *data = buf;
-            *size = n;
-            return SINEW_OK;
-        }
+    /* O_NONBLOCK so that opening a FIFO returns at once instead of waiting for a writer;
+     * regular files ignore it, and anything else is refused below before a read. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        struct stat st; /* a socket cannot be opened at all: say what it is */
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            return sinew_error_set(err, SINEW_ERR_IO, "%s: %s is %s, not a regular file", doc->name,
+                                   label, file_kind(st.st_mode));
+        return sinew_error_set(err, SINEW_ERR_IO, "%s: cannot open %s: %s", doc->name, label,
+                               strerror(e));
     }
-    fclose(f);
-    sinew_free(&doc->alloc, buf);
-    return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: %s '%s' is too large", doc->name,
-                           what, path);
+    size_t n = 0;
+    sinew_result r = read_size(doc, fd, label, want, &n, err);
+    uint8_t *buf = r ? NULL : sinew_alloc(&doc->alloc, n, 1);
+    if (!r && !buf)
+        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    int64_t got = r ? 0 : read_fully(fd, buf, n);
+    if (!r && got < 0)
+        r = sinew_error_set(err, SINEW_ERR_IO, "%s: cannot read %s: %s", doc->name, label,
+                            strerror(errno));
+    else if (!r && (uint64_t)got < n && want != IO_READ_WHOLE) /* shrank since fstat */
+        r = sinew_error_set(err, SINEW_ERR_FORMAT,
+                            "%s: %s: byteLength %llu exceeds the %lld bytes of the file", doc->name,
+                            label, (unsigned long long)want, (long long)got);
+    close(fd);
+    if (r) {
+        sinew_free(&doc->alloc, buf);
+        return r;
+    }
+    *data = buf;
+    *size = (size_t)got;
+    return SINEW_OK;
 }
 
 static int hexval(char c)
@@ -186,10 +240,25 @@ static sinew_result resolve_external(const sinew_document *doc, const char *ctx,
     return SINEW_OK;
 }
 
+/* Reads the first `length` bytes of the external file `uri` straight into `dst`. */
+static sinew_result read_external(sinew_document *doc, const char *ctx, const char *uri,
+                                  const char *base_dir, uint64_t length, io_buffer *dst,
+                                  sinew_error *err)
+{
+    char full[PATH_MAX + 64], label[PATH_MAX + 64];
+    sinew_result r = resolve_external(doc, ctx, uri, base_dir, full, sizeof full, err);
+    if (!r) r = io_add_source(doc, full, err);
+    if (r) return r;
+    snprintf(label, sizeof label, "%s '%s'", ctx, uri);
+    r = io_read_file(doc, full, label, length, &dst->data, &dst->size, err);
+    dst->capacity = dst->size;
+    return r;
+}
+
 sinew_result io_load_buffers(sinew_document *doc, const uint8_t *bin, size_t bin_size, int has_bin,
                              const char *base_dir, sinew_error *err)
 {
-    uint32_t count = io_count(doc->root, "buffers");
+    uint32_t count = io_count(doc, IO_BUFFERS);
     if (count == 0) return SINEW_OK;
     doc->buffers = sinew_alloc(&doc->alloc, count, sizeof *doc->buffers);
     if (!doc->buffers)
@@ -198,7 +267,7 @@ sinew_result io_load_buffers(sinew_document *doc, const uint8_t *bin, size_t bin
     for (uint32_t i = 0; i < count; i++) {
         char ctx[64];
         snprintf(ctx, sizeof ctx, "buffer %u", i);
-        const cJSON *b = io_item(doc->root, "buffers", i);
+        const cJSON *b = io_item(doc, IO_BUFFERS, i);
         uint64_t length;
         sinew_result r =
             io_get_uint(doc, ctx, b, "byteLength", -1, (uint64_t)1 << 40, &length, err);
@@ -237,13 +306,9 @@ sinew_result io_load_buffers(sinew_document *doc, const uint8_t *bin, size_t bin
             src = owned;
             src_size = (size_t)got;
         } else {
-            char full[PATH_MAX + 64];
-            r = resolve_external(doc, ctx, uri->valuestring, base_dir, full, sizeof full, err);
-            if (!r) r = io_add_source(doc, full, err);
+            r = read_external(doc, ctx, uri->valuestring, base_dir, length, &doc->buffers[i], err);
             if (r) return r;
-            r = io_read_file(doc, full, "external buffer", &owned, &src_size, err);
-            if (r) return r;
-            src = owned;
+            continue; /* read in place */
         }
         if (src_size < length) {
             sinew_free(&doc->alloc, owned);

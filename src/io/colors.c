@@ -4,18 +4,42 @@
 
 #include <stdlib.h>
 
+/* Where the last primitive look-up ended. */
+typedef struct prim_cursor {
+    const cJSON *mesh, *prim;
+    int32_t index;
+} prim_cursor;
+
+/* Primitive `p` of `mesh`. Ranges list a node's primitives in increasing order, so walking on
+ * from the last look-up in the same mesh keeps the walks linear in the primitives. */
+static const cJSON *primitive_at(prim_cursor *c, const cJSON *mesh, int32_t p)
+{
+    if (p < 0) return NULL;
+    if (c->mesh != mesh || !c->prim || p < c->index) {
+        c->mesh = mesh;
+        c->prim = io_array(mesh, "primitives") ? io_array(mesh, "primitives")->child : NULL;
+        c->index = 0;
+    }
+    while (c->prim && c->index < p) {
+        c->prim = c->prim->next;
+        c->index++;
+    }
+    return c->prim;
+}
+
 sinew_result sinew_document_read_colors(const sinew_document *doc, const sinew_model *model,
                                         float *rgb, sinew_error *err)
 {
     int found = 0;
+    prim_cursor cursor = {NULL, NULL, 0};
     for (uint32_t r = 0; r < model->mesh.range_count; r++) {
         const sinew_primitive_range *range = &model->mesh.ranges[r];
         float *out = &rgb[3 * (size_t)range->first_vertex];
         for (size_t i = 0; i < 3 * (size_t)range->vertex_count; i++)
             out[i] = 1.0f;
         if (range->gltf_mesh < 0) continue;
-        const cJSON *mesh = io_item(doc->root, "meshes", (uint32_t)range->gltf_mesh);
-        const cJSON *prim = io_item(mesh, "primitives", (uint32_t)range->gltf_primitive);
+        const cJSON *mesh = io_item(doc, IO_MESHES, (uint32_t)range->gltf_mesh);
+        const cJSON *prim = primitive_at(&cursor, mesh, range->gltf_primitive);
         const cJSON *attributes =
             prim ? cJSON_GetObjectItemCaseSensitive(prim, "attributes") : NULL;
         const cJSON *color =

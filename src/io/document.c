@@ -1,4 +1,5 @@
 /* Loading, freeing and the warning list of a sinew_document. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,7 +53,8 @@ sinew_result io_add_source(sinew_document *doc, const char *path, sinew_error *e
 {
     char **grown = sinew_realloc(&doc->alloc, doc->sources, doc->source_count,
                                  doc->source_count + 1, sizeof *grown);
-    if (!grown) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    if (!grown)
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
     doc->sources = grown;
     if (!(doc->sources[doc->source_count] = io_strdup(&doc->alloc, path)))
         return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
@@ -79,6 +81,17 @@ int32_t io_buffer_add(sinew_document *doc)
     return (int32_t)doc->buffer_count++;
 }
 
+uint32_t *io_skin_joint_counts(const sinew_document *doc)
+{
+    uint32_t n = io_count(doc, IO_SKINS);
+    uint32_t *counts = sinew_alloc(&doc->alloc, n, sizeof *counts);
+    for (uint32_t s = 0; counts && s < n; s++) {
+        int jc = cJSON_GetArraySize(io_array(io_item(doc, IO_SKINS, s), "joints"));
+        counts[s] = jc > 0 ? (uint32_t)jc : 0;
+    }
+    return counts;
+}
+
 void sinew_document_free(sinew_document *doc)
 {
     if (!doc) return;
@@ -92,6 +105,7 @@ void sinew_document_free(sinew_document *doc)
     for (uint32_t i = 0; i < doc->source_count; i++)
         sinew_free(&alloc, doc->sources[i]);
     sinew_free(&alloc, doc->sources);
+    io_tables_free(doc);
     cJSON_Delete(doc->root);
     sinew_free(&alloc, doc->name);
     sinew_free(&alloc, doc);
@@ -111,9 +125,9 @@ const char *sinew_document_warning(const sinew_document *doc, uint32_t index)
  * must not replace one. Joined as written (a %-escaped name is not decoded). */
 static sinew_result add_image_sources(sinew_document *doc, const char *base_dir, sinew_error *err)
 {
-    const uint32_t n = io_count(doc->root, "images");
+    const uint32_t n = io_count(doc, IO_IMAGES);
     for (uint32_t i = 0; i < n && base_dir; i++) {
-        const cJSON *uri = cJSON_GetObjectItemCaseSensitive(io_item(doc->root, "images", i), "uri");
+        const cJSON *uri = cJSON_GetObjectItemCaseSensitive(io_item(doc, IO_IMAGES, i), "uri");
         if (!cJSON_IsString(uri) || !strncmp(uri->valuestring, "data:", 5)) continue;
         char path[4096];
         if ((size_t)snprintf(path, sizeof path, "%s/%s", base_dir, uri->valuestring) >= sizeof path)
@@ -160,6 +174,7 @@ static sinew_result load_bytes(const uint8_t *data, size_t size, const sinew_loa
     }
     if (!r) r = io_repair_utf8(doc, err);  /* before anything reads or quotes a string */
     if (!r) r = io_validate_top(doc, err); /* asset, required extensions, array shapes */
+    if (!r) r = io_tables_build(doc, err);
     if (!r) r = io_load_buffers(doc, bin, bin_size, has_bin, base_dir, err);
     if (!r) r = io_validate(doc, err); /* everything the model view and writer read */
     if (!r) r = io_repair_weights(doc, err);
@@ -195,7 +210,9 @@ sinew_result sinew_document_load_file(const char *path, const sinew_load_options
     tmp.name = (char *)name;
     uint8_t *data;
     size_t size;
-    sinew_result r = io_read_file(&tmp, path, "file", &data, &size, err);
+    char label[PATH_MAX + 16];
+    snprintf(label, sizeof label, "file '%s'", path);
+    sinew_result r = io_read_file(&tmp, path, label, IO_READ_WHOLE, &data, &size, err);
     if (r) return r;
     char dir[4096];
     const char *base = options ? options->base_dir : NULL;
@@ -221,17 +238,17 @@ sinew_result sinew_document_load_file(const char *path, const sinew_load_options
 
 uint32_t sinew_document_node_count(const sinew_document *doc)
 {
-    return doc ? io_count(doc->root, "nodes") : 0;
+    return doc ? io_count(doc, IO_NODES) : 0;
 }
 
 uint32_t sinew_document_animation_count(const sinew_document *doc)
 {
-    return doc ? io_count(doc->root, "animations") : 0;
+    return doc ? io_count(doc, IO_ANIMATIONS) : 0;
 }
 
 const char *sinew_document_animation_name(const sinew_document *doc, uint32_t index)
 {
-    const cJSON *a = doc ? io_item(doc->root, "animations", index) : NULL;
+    const cJSON *a = doc ? io_item(doc, IO_ANIMATIONS, index) : NULL;
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(a, "name");
     return cJSON_IsString(n) ? n->valuestring : "";
 }

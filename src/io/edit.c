@@ -7,16 +7,6 @@
 
 #include "io/internal.h"
 
-static cJSON *root_array(cJSON *root, const char *key)
-{
-    cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
-    if (!cJSON_IsArray(a)) {
-        a = cJSON_CreateArray();
-        io_set(root, key, a);
-    }
-    return a;
-}
-
 /* Appends `size` bytes (4-byte aligned) to the edit buffer; returns the offset or -1. */
 static int64_t append_bytes(sinew_document *doc, const void *data, size_t size)
 {
@@ -26,7 +16,10 @@ static int64_t append_bytes(sinew_document *doc, const void *data, size_t size)
         doc->buffers[b] = (io_buffer){NULL, 0, 0};
         cJSON *entry = cJSON_CreateObject();
         cJSON_AddNumberToObject(entry, "byteLength", 0);
-        cJSON_AddItemToArray(root_array(doc->root, "buffers"), entry);
+        if (io_append(doc, IO_BUFFERS, entry) < 0) {
+            doc->buffer_count--; /* the JSON and the bytes keep one count */
+            return -1;
+        }
         doc->edit_buffer = b;
     }
     io_buffer *buf = &doc->buffers[doc->edit_buffer];
@@ -43,9 +36,8 @@ static int64_t append_bytes(sinew_document *doc, const void *data, size_t size)
     memset(buf->data + buf->size, 0, off - buf->size);
     memcpy(buf->data + off, data, size);
     buf->size = off + size;
-    io_set(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc->root, "buffers"),
-                              doc->edit_buffer),
-           "byteLength", cJSON_CreateNumber((double)buf->size));
+    io_set(io_item(doc, IO_BUFFERS, (uint32_t)doc->edit_buffer), "byteLength",
+           cJSON_CreateNumber((double)buf->size));
     return (int64_t)off;
 }
 
@@ -68,15 +60,17 @@ int32_t io_add_accessor(sinew_document *doc, const void *data, uint32_t componen
         sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
         return -1;
     }
-    cJSON *views = root_array(doc->root, "bufferViews");
     cJSON *view = cJSON_CreateObject();
     cJSON_AddNumberToObject(view, "buffer", doc->edit_buffer);
     cJSON_AddNumberToObject(view, "byteOffset", (double)off);
     cJSON_AddNumberToObject(view, "byteLength", (double)size);
-    cJSON_AddItemToArray(views, view);
-    cJSON *accessors = root_array(doc->root, "accessors");
+    int32_t view_index = io_append(doc, IO_BUFFER_VIEWS, view);
+    if (view_index < 0) {
+        sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+        return -1;
+    }
     cJSON *acc = cJSON_CreateObject();
-    cJSON_AddNumberToObject(acc, "bufferView", cJSON_GetArraySize(views) - 1);
+    cJSON_AddNumberToObject(acc, "bufferView", view_index);
     cJSON_AddNumberToObject(acc, "componentType", component_type);
     if (normalized) cJSON_AddTrueToObject(acc, "normalized");
     cJSON_AddNumberToObject(acc, "count", count);
@@ -95,8 +89,9 @@ int32_t io_add_accessor(sinew_document *doc, const void *data, uint32_t componen
         cJSON_AddItemToObject(acc, "min", io_float_array(lo, (int)comps));
         cJSON_AddItemToObject(acc, "max", io_float_array(hi, (int)comps));
     }
-    cJSON_AddItemToArray(accessors, acc);
-    return cJSON_GetArraySize(accessors) - 1;
+    int32_t index = io_append(doc, IO_ACCESSORS, acc);
+    if (index < 0) sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    return index;
 }
 
 static int all_finite(const float *v, size_t n)
@@ -111,7 +106,7 @@ sinew_result sinew_document_add_node(sinew_document *doc, const char *name, int3
 {
     if (!doc || !name || !out_node)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_add_node: NULL");
-    uint32_t n = io_count(doc->root, "nodes");
+    uint32_t n = io_count(doc, IO_NODES);
     if (parent_node < 0 || (uint32_t)parent_node >= n)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT,
                                "%s: add node \"%s\": parent node %d does not exist (%u nodes)",
@@ -127,9 +122,9 @@ sinew_result sinew_document_add_node(sinew_document *doc, const char *name, int3
     cJSON_AddItemToObject(node, "translation", io_float_array(v, 3));
     cJSON_AddItemToObject(node, "rotation", io_float_array(v + 3, 4));
     cJSON_AddItemToObject(node, "scale", io_float_array(v + 7, 3));
-    cJSON *nodes = root_array(doc->root, "nodes");
-    cJSON_AddItemToArray(nodes, node);
-    cJSON *parent = cJSON_GetArrayItem(nodes, parent_node);
+    if (io_append(doc, IO_NODES, node) < 0)
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    cJSON *parent = io_item(doc, IO_NODES, (uint32_t)parent_node);
     cJSON *children = cJSON_GetObjectItemCaseSensitive(parent, "children");
     if (!cJSON_IsArray(children)) {
         children = cJSON_CreateArray();
@@ -146,7 +141,7 @@ sinew_result sinew_document_add_skin_joint(sinew_document *doc, int32_t skin, in
 {
     if (!doc || !ibm || !out_joint)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_add_skin_joint: NULL");
-    uint32_t skins = io_count(doc->root, "skins"), nodes = io_count(doc->root, "nodes");
+    uint32_t skins = io_count(doc, IO_SKINS), nodes = io_count(doc, IO_NODES);
     if (skin < 0 || (uint32_t)skin >= skins || node < 0 || (uint32_t)node >= nodes)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT,
                                "%s: add joint: skin %d or node %d does not exist", doc->name, skin,
@@ -154,7 +149,7 @@ sinew_result sinew_document_add_skin_joint(sinew_document *doc, int32_t skin, in
     if (!sinew_mat4_is_finite(ibm))
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
                                "%s: add joint: inverse bind matrix is not finite", doc->name);
-    cJSON *sk = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc->root, "skins"), skin);
+    cJSON *sk = io_item(doc, IO_SKINS, (uint32_t)skin);
     cJSON *joints = cJSON_GetObjectItemCaseSensitive(sk, "joints");
     uint32_t jc = (uint32_t)cJSON_GetArraySize(joints);
     const cJSON *j;
@@ -200,8 +195,8 @@ sinew_result sinew_document_add_skin_joint(sinew_document *doc, int32_t skin, in
 static sinew_result primitive_attrs(sinew_document *doc, int32_t mesh, int32_t primitive,
                                     uint32_t vertex_count, cJSON **attrs, sinew_error *err)
 {
-    cJSON *prims = (cJSON *)io_array(io_item(doc->root, "meshes", (uint32_t)(mesh < 0 ? 0 : mesh)),
-                                     "primitives");
+    cJSON *prims =
+        (cJSON *)io_array(io_item(doc, IO_MESHES, (uint32_t)(mesh < 0 ? 0 : mesh)), "primitives");
     cJSON *prim =
         mesh >= 0 && primitive >= 0 && prims ? cJSON_GetArrayItem(prims, primitive) : NULL;
     *attrs = cJSON_GetObjectItemCaseSensitive(prim, "attributes");
@@ -210,13 +205,37 @@ static sinew_result primitive_attrs(sinew_document *doc, int32_t mesh, int32_t p
         return sinew_error_set(err, SINEW_ERR_ARGUMENT,
                                "%s: mesh %d primitive %d does not exist or has no POSITION",
                                doc->name, mesh, primitive);
-    const cJSON *acc = io_item(doc->root, "accessors", (uint32_t)pos->valuedouble);
+    const cJSON *acc = io_item(doc, IO_ACCESSORS, (uint32_t)pos->valuedouble);
     uint32_t vc = (uint32_t)cJSON_GetObjectItemCaseSensitive(acc, "count")->valuedouble;
     if (vc != vertex_count)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT,
                                "%s: mesh %d primitive %d has %u vertices, not %u", doc->name, mesh,
                                primitive, vc, vertex_count);
     return SINEW_OK;
+}
+
+/* Checks that joint `max_joint` exists in the skin of every node instantiating `mesh`. */
+static sinew_result joints_fit_skins(sinew_document *doc, int32_t mesh, uint16_t max_joint,
+                                     sinew_error *err)
+{
+    uint32_t *joint_counts = io_skin_joint_counts(doc);
+    if (!joint_counts)
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    sinew_result r = SINEW_OK;
+    uint32_t nodes = io_count(doc, IO_NODES);
+    for (uint32_t i = 0; i < nodes && !r; i++) {
+        const cJSON *node = io_item(doc, IO_NODES, i);
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(node, "mesh");
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(node, "skin");
+        if (!m || !s || (int32_t)m->valuedouble != mesh) continue;
+        uint32_t jc = joint_counts[(uint32_t)s->valuedouble];
+        if (max_joint >= jc)
+            r = sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                                "%s: mesh %d: joint %u past skin %d's %u joints", doc->name, mesh,
+                                max_joint, (int)s->valuedouble, jc);
+    }
+    sinew_free(&doc->alloc, joint_counts);
+    return r;
 }
 
 sinew_result sinew_document_set_influences(sinew_document *doc, int32_t mesh, int32_t primitive,
@@ -239,19 +258,7 @@ sinew_result sinew_document_set_influences(sinew_document *doc, int32_t mesh, in
         if (joints[i] > max_joint) max_joint = joints[i];
         if (weights[i] != 0.0f && i % SINEW_MAX_INFLUENCES >= 4) two_sets = 1;
     }
-    uint32_t nodes = io_count(doc->root, "nodes");
-    for (uint32_t i = 0; i < nodes; i++) {
-        const cJSON *node = io_item(doc->root, "nodes", i);
-        const cJSON *m = cJSON_GetObjectItemCaseSensitive(node, "mesh");
-        const cJSON *s = cJSON_GetObjectItemCaseSensitive(node, "skin");
-        if (!m || !s || (int32_t)m->valuedouble != mesh) continue;
-        uint32_t jc = (uint32_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
-            io_item(doc->root, "skins", (uint32_t)s->valuedouble), "joints"));
-        if (max_joint >= jc)
-            return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                                   "%s: mesh %d: joint %u past skin %d's %u joints", doc->name,
-                                   mesh, max_joint, (int)s->valuedouble, jc);
-    }
+    if ((r = joints_fit_skins(doc, mesh, max_joint, err))) return r;
     int sets = two_sets ? 2 : 1;
     int use_u8 = max_joint < 256;
     void *jbuf = sinew_alloc(&doc->alloc, (size_t)vertex_count * 4, use_u8 ? 1 : 2);
@@ -313,7 +320,7 @@ sinew_result sinew_document_find_animation(sinew_document *doc, const char *name
 {
     if (!doc || !name || !out_animation)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_find_animation: NULL");
-    uint32_t n = io_count(doc->root, "animations");
+    uint32_t n = io_count(doc, IO_ANIMATIONS);
     for (uint32_t i = 0; i < n; i++)
         if (!strcmp(sinew_document_animation_name(doc, i), name)) {
             *out_animation = (int32_t)i;
@@ -326,14 +333,15 @@ sinew_result sinew_document_find_animation(sinew_document *doc, const char *name
     cJSON_AddStringToObject(anim, "name", name);
     cJSON_AddItemToObject(anim, "channels", cJSON_CreateArray());
     cJSON_AddItemToObject(anim, "samplers", cJSON_CreateArray());
-    cJSON_AddItemToArray(root_array(doc->root, "animations"), anim);
+    if (io_append(doc, IO_ANIMATIONS, anim) < 0)
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
     *out_animation = (int32_t)n;
     return SINEW_OK;
 }
 
 static cJSON *animation(sinew_document *doc, int32_t index, sinew_error *err)
 {
-    cJSON *a = index >= 0 ? (cJSON *)io_item(doc->root, "animations", (uint32_t)index) : NULL;
+    cJSON *a = index >= 0 ? (cJSON *)io_item(doc, IO_ANIMATIONS, (uint32_t)index) : NULL;
     if (!a)
         sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: animation %d does not exist", doc->name,
                         index);
@@ -366,7 +374,7 @@ sinew_result sinew_document_set_channel(sinew_document *doc, int32_t anim_index,
         interpolation <= SINEW_INTERP_INVALID || interpolation > SINEW_INTERP_CUBICSPLINE)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT,
                                "%s: set channel: bad path or interpolation", doc->name);
-    uint32_t nodes = io_count(doc->root, "nodes");
+    uint32_t nodes = io_count(doc, IO_NODES);
     if (node < 0 || (uint32_t)node >= nodes)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: set channel: node %d does not exist",
                                doc->name, node);

@@ -20,6 +20,11 @@ static cJSON *trs_node(const sinew_node *n)
     return node;
 }
 
+static sinew_result oom(sinew_error *err)
+{
+    return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "model: out of memory");
+}
+
 static sinew_result build(sinew_document *doc, sinew_model *model, sinew_error *err)
 {
     const sinew_mesh *mesh = &model->mesh;
@@ -38,14 +43,12 @@ static sinew_result build(sinew_document *doc, sinew_model *model, sinew_error *
                                    "model: node %u: parent %d is not before it (or bad transform)",
                                    i, p);
     }
-    cJSON *nodes = cJSON_CreateArray();
-    cJSON_AddItemToObject(root, "nodes", nodes);
     for (uint32_t i = 0; i < nn; i++)
-        cJSON_AddItemToArray(nodes, trs_node(&model->nodes[i]));
+        if (io_append(doc, IO_NODES, trs_node(&model->nodes[i])) < 0) return oom(err);
     for (uint32_t i = 0; i < nn; i++) {
         int32_t p = model->nodes[i].parent;
         if (p < 0) continue;
-        cJSON *parent = cJSON_GetArrayItem(nodes, p);
+        cJSON *parent = io_item(doc, IO_NODES, (uint32_t)p);
         cJSON *kids = cJSON_GetObjectItemCaseSensitive(parent, "children");
         if (!kids) {
             kids = cJSON_CreateArray();
@@ -62,14 +65,15 @@ static sinew_result build(sinew_document *doc, sinew_model *model, sinew_error *
         cJSON_AddStringToObject(mnode, "name", "mesh");
         cJSON_AddNumberToObject(mnode, "mesh", 0);
         cJSON_AddNumberToObject(mnode, "skin", 0);
-        cJSON_AddItemToArray(nodes, mnode);
         cJSON_AddItemToArray(scene_nodes, cJSON_CreateNumber(nn));
+        if (io_append(doc, IO_NODES, mnode) < 0) {
+            cJSON_Delete(scene_nodes);
+            return oom(err);
+        }
     }
     cJSON *scene = cJSON_CreateObject();
     cJSON_AddItemToObject(scene, "nodes", scene_nodes);
-    cJSON *scenes = cJSON_CreateArray();
-    cJSON_AddItemToArray(scenes, scene);
-    cJSON_AddItemToObject(root, "scenes", scenes);
+    if (io_append(doc, IO_SCENES, scene) < 0) return oom(err);
 
     uint32_t jc = model->skin.joint_count, vc = mesh->vertex_count;
     if (jc) {
@@ -96,9 +100,7 @@ static sinew_result build(sinew_document *doc, sinew_model *model, sinew_error *
         cJSON *skin = cJSON_CreateObject();
         cJSON_AddNumberToObject(skin, "inverseBindMatrices", acc);
         cJSON_AddItemToObject(skin, "joints", joints);
-        cJSON *skins = cJSON_CreateArray();
-        cJSON_AddItemToArray(skins, skin);
-        cJSON_AddItemToObject(root, "skins", skins);
+        if (io_append(doc, IO_SKINS, skin) < 0) return oom(err);
     }
     if (has_mesh) {
         /* Area-weighted normals from the triangles; isolated vertices point up. */
@@ -187,24 +189,17 @@ static sinew_result build(sinew_document *doc, sinew_model *model, sinew_error *
         cJSON *m = cJSON_CreateObject();
         cJSON_AddStringToObject(m, "name", "mesh");
         cJSON_AddItemToObject(m, "primitives", prims);
-        cJSON *meshes = cJSON_CreateArray();
-        cJSON_AddItemToArray(meshes, m);
-        cJSON_AddItemToObject(root, "meshes", meshes);
+        if (io_append(doc, IO_MESHES, m) < 0) return oom(err);
     }
     for (uint32_t c = 0; c < model->clip_count; c++) {
         const sinew_clip *clip = &model->clips[c];
         if (!clip->channel_count) continue; /* glTF animations need a channel */
-        cJSON *anims = cJSON_GetObjectItemCaseSensitive(root, "animations");
-        if (!anims) {
-            anims = cJSON_CreateArray();
-            cJSON_AddItemToObject(root, "animations", anims);
-        }
         cJSON *anim = cJSON_CreateObject();
         cJSON_AddStringToObject(anim, "name", clip->name ? clip->name : "");
         cJSON_AddItemToObject(anim, "channels", cJSON_CreateArray());
         cJSON_AddItemToObject(anim, "samplers", cJSON_CreateArray());
-        cJSON_AddItemToArray(anims, anim);
-        int32_t ai = cJSON_GetArraySize(anims) - 1;
+        int32_t ai = io_append(doc, IO_ANIMATIONS, anim);
+        if (ai < 0) return oom(err);
         sinew_result r;
         for (uint32_t k = 0; k < clip->channel_count; k++) {
             const sinew_channel *ch = &clip->channels[k];

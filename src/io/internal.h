@@ -21,6 +21,33 @@ enum {
 #define IO_MAX_VIRTUAL_COUNT (1u << 20)  /* elements of an accessor without a bufferView */
 #define IO_MAX_MODEL_VERTICES (1u << 23) /* vertices of one model view */
 
+/* The glTF top-level arrays of objects; io_kind_key gives each one's JSON key. */
+typedef enum io_kind {
+    IO_ACCESSORS,
+    IO_ANIMATIONS,
+    IO_BUFFERS,
+    IO_BUFFER_VIEWS,
+    IO_CAMERAS,
+    IO_IMAGES,
+    IO_MATERIALS,
+    IO_MESHES,
+    IO_NODES,
+    IO_SAMPLERS,
+    IO_SCENES,
+    IO_SKINS,
+    IO_TEXTURES,
+    IO_KIND_COUNT
+} io_kind;
+
+/* The items of one top-level array by position. cJSON keeps an array as a linked list, so
+ * finding item i walks i links and every loop over nodes or accessors that looked items up
+ * by index was quadratic in the file's size; this table makes the look-up O(1). */
+typedef struct io_table {
+    cJSON **items;
+    uint32_t count;
+    uint32_t capacity;
+} io_table;
+
 /* The bytes of one glTF buffer (index = position in the JSON's buffers[]). */
 typedef struct io_buffer {
     uint8_t *data;
@@ -32,6 +59,9 @@ struct sinew_document {
     sinew_allocator alloc;
     char *name;  /* display name used in messages */
     cJSON *root; /* the whole JSON tree (cJSON allocates with malloc) */
+    /* root's top-level arrays, item by item: built once after parsing, then kept in step
+     * by io_append, the only way items are added to them */
+    io_table tables[IO_KIND_COUNT];
     uint32_t buffer_count;
     io_buffer *buffers;
     int32_t edit_buffer; /* buffer that edits append to, -1 until the first edit */
@@ -51,18 +81,37 @@ char *io_strdup(const sinew_allocator *a, const char *s);
 sinew_document *io_document_new(const sinew_allocator *a, const char *name);
 /* Records `path` as one of the files the document was read from. */
 sinew_result io_add_source(sinew_document *doc, const char *path, sinew_error *err);
+/* The joint count of every skin, in one pass (the caller frees it with sinew_free); NULL
+ * when out of memory. */
+uint32_t *io_skin_joint_counts(const sinew_document *doc);
 /* Appends an empty buffer slot; returns its index or -1 (out of memory). */
 int32_t io_buffer_add(sinew_document *doc);
 
-/* json.c: typed access with messages "<file>: <ctx>: ...". */
+/* json.c: the top-level arrays by index, and typed access with messages
+ * "<file>: <ctx>: ...". */
+const char *io_kind_key(io_kind kind); /* "nodes" */
+/* Fills doc->tables from doc->root, whose top-level arrays hold only objects. */
+sinew_result io_tables_build(sinew_document *doc, sinew_error *err);
+void io_tables_free(sinew_document *doc);
+uint32_t io_count(const sinew_document *doc, io_kind kind);
+/* Item `index` of a top-level array, NULL past its end. */
+cJSON *io_item(const sinew_document *doc, io_kind kind, uint32_t index);
+/* Appends `item` (owned from now on) to a top-level array, creating the array when absent;
+ * returns its index, or -1 when out of memory (the item is then deleted). */
+int32_t io_append(sinew_document *doc, io_kind kind, cJSON *item);
+/* The items of any array, for look-ups by index inside loops (the caller frees the list
+ * with sinew_free(a, ...)); *count = 0 and a non-NULL list for an absent or empty array,
+ * NULL when out of memory. */
+const cJSON **io_array_items(const sinew_allocator *a, const cJSON *array, uint32_t *count);
 const cJSON *io_array(const cJSON *obj, const char *key);
-uint32_t io_count(const cJSON *root, const char *key);
-const cJSON *io_item(const cJSON *root, const char *key, uint32_t index);
 /* Reads an index into an array of `target_count` items called `target` ("bufferView").
  * Absent: *out = -1 and an error only when `required`. */
 sinew_result io_get_index(const sinew_document *doc, const char *ctx, const cJSON *obj,
                           const char *key, const char *target, uint32_t target_count, int required,
                           int32_t *out, sinew_error *err);
+/* The same for `v` itself, a member of some object (its key names it in messages). */
+sinew_result io_index_of(const sinew_document *doc, const char *ctx, const cJSON *v,
+                         const char *target, uint32_t target_count, int32_t *out, sinew_error *err);
 /* Reads a non-negative integer <= max; absent gives `def` (or an error when def is -1). */
 sinew_result io_get_uint(const sinew_document *doc, const char *ctx, const cJSON *obj,
                          const char *key, int64_t def, uint64_t max, uint64_t *out,
@@ -89,9 +138,14 @@ int io_is_glb(const void *data, size_t size);
 sinew_result io_repair_weights(sinew_document *doc, sinew_error *err);
 sinew_result io_load_buffers(sinew_document *doc, const uint8_t *bin, size_t bin_size, int has_bin,
                              const char *base_dir, sinew_error *err);
-/* Reads a whole file with the document's allocator; `what` names it in messages. */
-sinew_result io_read_file(const sinew_document *doc, const char *path, const char *what,
-                          uint8_t **data, size_t *size, sinew_error *err);
+/* Reads a regular file with the document's allocator: all of it (want = IO_READ_WHOLE) or
+ * its first `want` bytes (an external buffer's byteLength), which it must hold. FIFOs,
+ * devices, folders and sockets are refused without blocking on or reading them; `label`
+ * names the file in messages ("buffer 0 'body.bin'"). */
+#define IO_READ_WHOLE UINT64_MAX
+#define IO_MAX_FILE_BYTES ((uint64_t)1 << 31) /* 2 GiB: no glTF sinew handles is that large */
+sinew_result io_read_file(const sinew_document *doc, const char *path, const char *label,
+                          uint64_t want, uint8_t **data, size_t *size, sinew_error *err);
 /* Decodes strict base64 into `out` (capacity >= 3 * len / 4); returns -1 on a bad input. */
 int64_t io_base64_decode(const char *text, size_t len, uint8_t *out);
 /* Encodes into `out` (capacity >= 4 * ((len + 2) / 3) + 1), NUL-terminated. */

@@ -1,26 +1,102 @@
-/* Typed, range-checked reads from the cJSON tree, with messages naming file, object, key. */
+/* The top-level arrays by index (tables built once per document), and typed, range-checked
+ * reads from the cJSON tree with messages naming file, object, key. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "io/internal.h"
+
+static const char *const kind_keys[IO_KIND_COUNT] = {
+    [IO_ACCESSORS] = "accessors",      [IO_ANIMATIONS] = "animations", [IO_BUFFERS] = "buffers",
+    [IO_BUFFER_VIEWS] = "bufferViews", [IO_CAMERAS] = "cameras",       [IO_IMAGES] = "images",
+    [IO_MATERIALS] = "materials",      [IO_MESHES] = "meshes",         [IO_NODES] = "nodes",
+    [IO_SAMPLERS] = "samplers",        [IO_SCENES] = "scenes",         [IO_SKINS] = "skins",
+    [IO_TEXTURES] = "textures"};
+
+const char *io_kind_key(io_kind kind)
+{
+    return kind_keys[kind];
+}
+
+/* Makes room for one more item in `t`, doubling. */
+static int table_reserve(sinew_document *doc, io_table *t)
+{
+    if (t->count < t->capacity) return 1;
+    if (t->count >= INT32_MAX) return 0; /* indices are int32_t throughout */
+    uint32_t cap = t->capacity ? 2 * t->capacity : 16;
+    cJSON **grown = sinew_realloc(&doc->alloc, t->items, t->capacity, cap, sizeof *grown);
+    if (!grown) return 0;
+    t->items = grown;
+    t->capacity = cap;
+    return 1;
+}
+
+sinew_result io_tables_build(sinew_document *doc, sinew_error *err)
+{
+    for (int k = 0; k < IO_KIND_COUNT; k++) {
+        io_table *t = &doc->tables[k];
+        cJSON *item;
+        cJSON_ArrayForEach(item, io_array(doc->root, kind_keys[k]))
+        {
+            if (!table_reserve(doc, t))
+                return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory",
+                                       doc->name);
+            t->items[t->count++] = item;
+        }
+    }
+    return SINEW_OK;
+}
+
+void io_tables_free(sinew_document *doc)
+{
+    for (int k = 0; k < IO_KIND_COUNT; k++) {
+        sinew_free(&doc->alloc, doc->tables[k].items);
+        doc->tables[k] = (io_table){NULL, 0, 0};
+    }
+}
+
+uint32_t io_count(const sinew_document *doc, io_kind kind)
+{
+    return doc->tables[kind].count;
+}
+
+cJSON *io_item(const sinew_document *doc, io_kind kind, uint32_t index)
+{
+    const io_table *t = &doc->tables[kind];
+    return index < t->count ? t->items[index] : NULL;
+}
+
+int32_t io_append(sinew_document *doc, io_kind kind, cJSON *item)
+{
+    io_table *t = &doc->tables[kind];
+    cJSON *array = cJSON_GetObjectItemCaseSensitive(doc->root, kind_keys[kind]);
+    if (!cJSON_IsArray(array)) {
+        array = cJSON_CreateArray();
+        if (array) io_set(doc->root, kind_keys[kind], array);
+    }
+    if (!item || !array || !table_reserve(doc, t) || !cJSON_AddItemToArray(array, item)) {
+        cJSON_Delete(item);
+        return -1;
+    }
+    t->items[t->count] = item;
+    return (int32_t)t->count++;
+}
+
+const cJSON **io_array_items(const sinew_allocator *a, const cJSON *array, uint32_t *count)
+{
+    int n = cJSON_IsArray(array) ? cJSON_GetArraySize(array) : 0;
+    *count = 0;
+    const cJSON **items = sinew_alloc(a, n > 0 ? (size_t)n : 1, sizeof *items);
+    if (!items || n <= 0) return items;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, array) items[(*count)++] = item;
+    return items;
+}
 
 const cJSON *io_array(const cJSON *obj, const char *key)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
     return cJSON_IsArray(a) ? a : NULL;
-}
-
-uint32_t io_count(const cJSON *root, const char *key)
-{
-    const cJSON *a = io_array(root, key);
-    int n = a ? cJSON_GetArraySize(a) : 0;
-    return n > 0 ? (uint32_t)n : 0;
-}
-
-const cJSON *io_item(const cJSON *root, const char *key, uint32_t index)
-{
-    const cJSON *a = io_array(root, key);
-    return a ? cJSON_GetArrayItem(a, (int)index) : NULL;
 }
 
 /* 1 when `v` is an integer in [0, max]. */
@@ -40,9 +116,16 @@ sinew_result io_get_index(const sinew_document *doc, const char *ctx, const cJSO
         return sinew_error_set(err, SINEW_ERR_FORMAT, "%s: %s: missing \"%s\"", doc->name, ctx,
                                key);
     }
+    return io_index_of(doc, ctx, v, target, target_count, out, err);
+}
+
+sinew_result io_index_of(const sinew_document *doc, const char *ctx, const cJSON *v,
+                         const char *target, uint32_t target_count, int32_t *out, sinew_error *err)
+{
+    *out = -1;
     if (!cJSON_IsNumber(v) || !integral(v->valuedouble, INT32_MAX))
         return sinew_error_set(err, SINEW_ERR_FORMAT, "%s: %s: \"%s\" is not a valid index",
-                               doc->name, ctx, key);
+                               doc->name, ctx, v->string ? v->string : "");
     if (v->valuedouble >= (double)target_count)
         return sinew_error_set(err, SINEW_ERR_FORMAT,
                                "%s: %s: %s %.0f does not exist (the file has %u)", doc->name, ctx,

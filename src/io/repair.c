@@ -137,11 +137,11 @@ static sinew_result repair_primitive(sinew_document *doc, uint32_t m, uint32_t p
 
 sinew_result io_repair_weights(sinew_document *doc, sinew_error *err)
 {
-    const uint32_t meshes = io_count(doc->root, "meshes");
+    const uint32_t meshes = io_count(doc, IO_MESHES);
     for (uint32_t m = 0; m < meshes; m++) {
         uint32_t p = 0;
         const cJSON *prim;
-        cJSON_ArrayForEach(prim, io_array(io_item(doc->root, "meshes", m), "primitives"))
+        cJSON_ArrayForEach(prim, io_array(io_item(doc, IO_MESHES, m), "primitives"))
         {
             sinew_result r = repair_primitive(
                 doc, m, p++, cJSON_GetObjectItemCaseSensitive(prim, "attributes"), err);

@@ -13,6 +13,7 @@ typedef struct view_ctx {
     int32_t *parent; /* per document node */
     int32_t *map;    /* document node -> model node, -1 outside the skeleton */
     uint64_t held;   /* bytes of decoded mesh and keys so far (see take_budget) */
+    uint64_t file;   /* bytes of binary data in all buffers, summed once */
 } view_ctx;
 
 /* A file can make the model view hold far more than its own size: primitives or channels
@@ -24,9 +25,7 @@ typedef struct view_ctx {
  * keeps a hostile 4 MB file below 1 GB. */
 static sinew_result take_budget(view_ctx *c, uint64_t bytes, const char *what, sinew_error *err)
 {
-    uint64_t file = 0;
-    for (uint32_t b = 0; b < c->doc->buffer_count; b++)
-        file += c->doc->buffers[b].size;
+    const uint64_t file = c->file;
     const uint64_t budget = 16 * file + ((uint64_t)64 << 20);
     c->held += bytes;
     if (c->held <= budget) return SINEW_OK;
@@ -40,7 +39,7 @@ static sinew_result take_budget(view_ctx *c, uint64_t bytes, const char *what, s
 
 static const cJSON *node_json(const sinew_document *doc, uint32_t i)
 {
-    return io_item(doc->root, "nodes", i);
+    return io_item(doc, IO_NODES, i);
 }
 
 static int32_t json_int(const cJSON *obj, const char *key)
@@ -59,13 +58,13 @@ static uint32_t primitive_triangles(const sinew_document *doc, const cJSON *prim
     *vertex_count = 0;
     if (pos < 0 || mode < 4 || json_int(attrs, "JOINTS_0") < 0 || json_int(attrs, "WEIGHTS_0") < 0)
         return 0;
-    const cJSON *acc = io_item(doc->root, "accessors", (uint32_t)pos);
+    const cJSON *acc = io_item(doc, IO_ACCESSORS, (uint32_t)pos);
     *vertex_count = (uint32_t)cJSON_GetObjectItemCaseSensitive(acc, "count")->valuedouble;
     uint32_t n = *vertex_count;
     int32_t ind = json_int(prim, "indices");
     if (ind >= 0)
-        n = (uint32_t)cJSON_GetObjectItemCaseSensitive(
-                io_item(doc->root, "accessors", (uint32_t)ind), "count")
+        n = (uint32_t)cJSON_GetObjectItemCaseSensitive(io_item(doc, IO_ACCESSORS, (uint32_t)ind),
+                                                       "count")
                 ->valuedouble;
     if (mode == 4) return n / 3;
     return n >= 3 ? n - 2 : 0; /* strip or fan */
@@ -76,28 +75,51 @@ static sinew_result oom(const view_ctx *c, sinew_error *err)
     return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", c->doc->name);
 }
 
-static int32_t choose_skin(const sinew_document *doc)
+/* The skin that skins the most vertices (the first of equals), or -1 without skins; one
+ * pass over the nodes, however many skins there are. */
+static sinew_result choose_skin(const view_ctx *c, int32_t *out, sinew_error *err)
 {
-    uint32_t skins = io_count(doc->root, "skins"), nodes = io_count(doc->root, "nodes");
-    int32_t best = -1;
-    uint64_t best_count = 0;
-    for (uint32_t s = 0; s < skins; s++) {
-        uint64_t count = 0;
-        for (uint32_t i = 0; i < nodes; i++) {
-            const cJSON *node = node_json(doc, i);
-            if (json_int(node, "skin") != (int32_t)s || json_int(node, "mesh") < 0) continue;
-            const cJSON *prim;
-            cJSON_ArrayForEach(
-                prim, io_array(io_item(doc->root, "meshes", (uint32_t)json_int(node, "mesh")),
-                               "primitives"))
-            {
-                uint32_t v;
-                if (primitive_triangles(doc, prim, &v)) count += v;
-            }
+    const sinew_document *doc = c->doc;
+    uint32_t skins = io_count(doc, IO_SKINS);
+    *out = -1;
+    if (!skins) return SINEW_OK;
+    uint64_t *vertices = sinew_alloc(c->a, skins, sizeof *vertices);
+    if (!vertices) return oom(c, err);
+    for (uint32_t i = 0; i < c->node_total; i++) {
+        const cJSON *node = node_json(doc, i);
+        int32_t skin = json_int(node, "skin"), mesh = json_int(node, "mesh");
+        if (skin < 0 || mesh < 0) continue;
+        const cJSON *prim;
+        cJSON_ArrayForEach(prim, io_array(io_item(doc, IO_MESHES, (uint32_t)mesh), "primitives"))
+        {
+            uint32_t v;
+            if (primitive_triangles(doc, prim, &v)) vertices[skin] += v;
         }
-        if (best < 0 || count > best_count) best = (int32_t)s, best_count = count;
     }
-    return best;
+    *out = 0;
+    for (uint32_t s = 1; s < skins; s++)
+        if (vertices[s] > vertices[*out]) *out = (int32_t)s;
+    sinew_free(c->a, vertices);
+    return SINEW_OK;
+}
+
+/* The skin the options name, or else the one skinning the most vertices. */
+static sinew_result pick_skin(const view_ctx *c, const sinew_model_options *options, int32_t *skin,
+                              sinew_error *err)
+{
+    uint32_t skins = io_count(c->doc, IO_SKINS);
+    if (options && (options->skin_is_set || options->skin > 0)) {
+        *skin = options->skin;
+        if (*skin < 0 || (uint32_t)*skin >= skins)
+            return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: skin %d does not exist (%u skins)",
+                                   c->doc->name, *skin, skins);
+        return SINEW_OK;
+    }
+    sinew_result r = choose_skin(c, skin, err);
+    if (!r && *skin < 0)
+        r = sinew_error_set(err, SINEW_ERR_NOT_FOUND,
+                            "%s: the file has no skin (sinew needs a skinned mesh)", c->doc->name);
+    return r;
 }
 
 static sinew_result build_skeleton(view_ctx *c, int32_t skin, sinew_error *err)
@@ -113,7 +135,7 @@ static sinew_result build_skeleton(view_ctx *c, int32_t skin, sinew_error *err)
     }
     /* Mark joints and every ancestor (map = -2 means "in the set, not placed yet"). */
     const cJSON *joints =
-        cJSON_GetObjectItemCaseSensitive(io_item(doc->root, "skins", (uint32_t)skin), "joints");
+        cJSON_GetObjectItemCaseSensitive(io_item(doc, IO_SKINS, (uint32_t)skin), "joints");
     const cJSON *j;
     cJSON_ArrayForEach(j, joints)
     {
@@ -169,17 +191,24 @@ static sinew_result build_skeleton(view_ctx *c, int32_t skin, sinew_error *err)
                 t.scale = sinew_vec3_make(v[0], v[1], v[2]);
             node->local = t;
             node->rest = t;
-            /* Push children in reverse so they pop in file order. */
-            const cJSON *kids = io_array(nj, "children");
-            for (int k = kids ? cJSON_GetArraySize(kids) - 1 : -1; k >= 0; k--) {
-                uint32_t ci = (uint32_t)cJSON_GetArrayItem(kids, k)->valuedouble;
+            /* Push the children, then reverse them on the stack so they pop in file order. */
+            uint32_t first = top;
+            const cJSON *kid;
+            cJSON_ArrayForEach(kid, io_array(nj, "children"))
+            {
+                uint32_t ci = (uint32_t)kid->valuedouble;
                 if (c->map[ci] == -2 && top < count) stack[top++] = ci;
+            }
+            for (uint32_t lo = first, hi = top; hi > lo + 1; lo++, hi--) {
+                uint32_t swap = stack[lo];
+                stack[lo] = stack[hi - 1];
+                stack[hi - 1] = swap;
             }
         }
     }
     sinew_free(c->a, stack);
     /* Skin joints. */
-    const cJSON *skin_json = io_item(doc->root, "skins", (uint32_t)skin);
+    const cJSON *skin_json = io_item(doc, IO_SKINS, (uint32_t)skin);
     uint32_t jc = (uint32_t)cJSON_GetArraySize(joints);
     m->skin.gltf_skin = skin;
     m->skin.joints = sinew_alloc(c->a, jc, sizeof *m->skin.joints);
@@ -333,7 +362,7 @@ static sinew_result build_mesh(view_ctx *c, int32_t skin, sinew_error *err)
             uint32_t p = 0;
             const cJSON *prim;
             cJSON_ArrayForEach(prim,
-                               io_array(io_item(doc->root, "meshes", (uint32_t)mesh), "primitives"))
+                               io_array(io_item(doc, IO_MESHES, (uint32_t)mesh), "primitives"))
             {
                 uint32_t v, t = primitive_triangles(doc, prim, &v);
                 if (t && pass == 0) {
@@ -381,16 +410,76 @@ static sinew_result build_mesh(view_ctx *c, int32_t skin, sinew_error *err)
     return SINEW_OK;
 }
 
+/* Reads the channels of a clip whose samplers are sampler[] (validated: indices are in
+ * range); channels of nodes outside the skeleton, and weights, are left out. */
+static sinew_result read_channels(view_ctx *c, sinew_clip *clip, const cJSON *channels,
+                                  const cJSON *const *sampler, sinew_error *err)
+{
+    const sinew_document *doc = c->doc;
+    const cJSON *ch;
+    cJSON_ArrayForEach(ch, channels)
+    {
+        const cJSON *target = cJSON_GetObjectItemCaseSensitive(ch, "target");
+        const cJSON *smp = sampler[json_int(ch, "sampler")];
+        int32_t in_index = json_int(smp, "input"), out_index = json_int(smp, "output");
+        io_accessor in, out;
+        sinew_result r;
+        if ((r = io_accessor_resolve(doc, (uint32_t)in_index, &in, err)) ||
+            (r = io_accessor_resolve(doc, (uint32_t)out_index, &out, err)))
+            return r;
+        char what[64];
+        snprintf(what, sizeof what, "animation %d's keys", clip->gltf_animation);
+        if ((r = take_budget(
+                 c, ((uint64_t)in.count + (uint64_t)out.count * out.components) * sizeof(float),
+                 what, err)))
+            return r;
+        /* Duration counts every channel, as players do (three.js resetDuration). */
+        float *times = sinew_alloc(c->a, in.count, sizeof *times);
+        if (!times) return oom(c, err);
+        io_accessor_read_float(&in, times);
+        if (times[in.count - 1] > clip->duration) clip->duration = times[in.count - 1];
+        int32_t node = json_int(target, "node");
+        const cJSON *path = cJSON_GetObjectItemCaseSensitive(target, "path");
+        sinew_path p = SINEW_PATH_INVALID;
+        if (cJSON_IsString(path)) {
+            if (!strcmp(path->valuestring, "translation")) p = SINEW_PATH_TRANSLATION;
+            if (!strcmp(path->valuestring, "rotation")) p = SINEW_PATH_ROTATION;
+            if (!strcmp(path->valuestring, "scale")) p = SINEW_PATH_SCALE;
+        }
+        if (node < 0 || c->map[node] < 0 || p == SINEW_PATH_INVALID) {
+            sinew_free(c->a, times);
+            continue;
+        }
+        float *values = sinew_alloc(c->a, (size_t)out.count * out.components, sizeof *values);
+        if (!values) {
+            sinew_free(c->a, times);
+            return oom(c, err);
+        }
+        io_accessor_read_float(&out, values);
+        const cJSON *interp = cJSON_GetObjectItemCaseSensitive(smp, "interpolation");
+        sinew_channel *dst = &clip->channels[clip->channel_count++];
+        dst->node = c->map[node];
+        dst->path = p;
+        dst->interpolation = !cJSON_IsString(interp)                  ? SINEW_INTERP_LINEAR
+                             : !strcmp(interp->valuestring, "STEP")   ? SINEW_INTERP_STEP
+                             : !strcmp(interp->valuestring, "LINEAR") ? SINEW_INTERP_LINEAR
+                                                                      : SINEW_INTERP_CUBICSPLINE;
+        dst->key_count = in.count;
+        dst->times = times;
+        dst->values = values;
+    }
+    return SINEW_OK;
+}
+
 static sinew_result build_clips(view_ctx *c, sinew_error *err)
 {
     const sinew_document *doc = c->doc;
     sinew_model *m = c->model;
-    uint32_t n = io_count(doc->root, "animations");
+    uint32_t n = io_count(doc, IO_ANIMATIONS);
     m->clips = sinew_alloc(c->a, n, sizeof *m->clips);
     if (!m->clips) return oom(c, err);
     for (uint32_t an = 0; an < n; an++) {
-        const cJSON *anim = io_item(doc->root, "animations", an);
-        const cJSON *samplers = io_array(anim, "samplers");
+        const cJSON *anim = io_item(doc, IO_ANIMATIONS, an);
         sinew_clip *clip = &m->clips[an];
         m->clip_count = an + 1;
         clip->gltf_animation = (int32_t)an;
@@ -401,62 +490,15 @@ static sinew_result build_clips(view_ctx *c, sinew_error *err)
                                                                                 : fallback);
         if (!clip->name) return oom(c, err);
         const cJSON *channels = io_array(anim, "channels");
-        uint32_t nch = io_count(anim, "channels");
+        uint32_t nch = (uint32_t)cJSON_GetArraySize(channels);
         clip->channels = sinew_alloc(c->a, nch, sizeof *clip->channels);
         if (!clip->channels) return oom(c, err);
-        const cJSON *ch;
-        cJSON_ArrayForEach(ch, channels)
-        {
-            const cJSON *target = cJSON_GetObjectItemCaseSensitive(ch, "target");
-            const cJSON *smp = cJSON_GetArrayItem(samplers, json_int(ch, "sampler"));
-            int32_t in_index = json_int(smp, "input"), out_index = json_int(smp, "output");
-            io_accessor in, out;
-            sinew_result r;
-            if ((r = io_accessor_resolve(doc, (uint32_t)in_index, &in, err)) ||
-                (r = io_accessor_resolve(doc, (uint32_t)out_index, &out, err)))
-                return r;
-            char what[64];
-            snprintf(what, sizeof what, "animation %u's keys", an);
-            if ((r = take_budget(c, ((uint64_t)in.count + (uint64_t)out.count * out.components) *
-                                        sizeof(float),
-                                 what, err)))
-                return r;
-            /* Duration counts every channel, as players do (three.js resetDuration). */
-            float *times = sinew_alloc(c->a, in.count, sizeof *times);
-            if (!times) return oom(c, err);
-            io_accessor_read_float(&in, times);
-            if (times[in.count - 1] > clip->duration) clip->duration = times[in.count - 1];
-            int32_t node = json_int(target, "node");
-            const cJSON *path = cJSON_GetObjectItemCaseSensitive(target, "path");
-            sinew_path p = SINEW_PATH_INVALID;
-            if (cJSON_IsString(path)) {
-                if (!strcmp(path->valuestring, "translation")) p = SINEW_PATH_TRANSLATION;
-                if (!strcmp(path->valuestring, "rotation")) p = SINEW_PATH_ROTATION;
-                if (!strcmp(path->valuestring, "scale")) p = SINEW_PATH_SCALE;
-            }
-            if (node < 0 || c->map[node] < 0 || p == SINEW_PATH_INVALID) {
-                sinew_free(c->a, times);
-                continue;
-            }
-            float *values = sinew_alloc(c->a, (size_t)out.count * out.components, sizeof *values);
-            if (!values) {
-                sinew_free(c->a, times);
-                return oom(c, err);
-            }
-            io_accessor_read_float(&out, values);
-            const cJSON *interp = cJSON_GetObjectItemCaseSensitive(smp, "interpolation");
-            sinew_channel *dst = &clip->channels[clip->channel_count++];
-            dst->node = c->map[node];
-            dst->path = p;
-            dst->interpolation = !cJSON_IsString(interp)                ? SINEW_INTERP_LINEAR
-                                 : !strcmp(interp->valuestring, "STEP") ? SINEW_INTERP_STEP
-                                 : !strcmp(interp->valuestring, "LINEAR")
-                                     ? SINEW_INTERP_LINEAR
-                                     : SINEW_INTERP_CUBICSPLINE;
-            dst->key_count = in.count;
-            dst->times = times;
-            dst->values = values;
-        }
+        uint32_t ns;
+        const cJSON **sampler = io_array_items(c->a, io_array(anim, "samplers"), &ns);
+        if (!sampler) return oom(c, err);
+        sinew_result r = read_channels(c, clip, channels, sampler, err);
+        sinew_free(c->a, (void *)sampler);
+        if (r) return r;
     }
     return SINEW_OK;
 }
@@ -470,27 +512,17 @@ sinew_result sinew_model_from_document(const sinew_document *doc,
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_model_from_document: NULL");
     sinew_allocator alloc = {0};
     if (options && options->allocator) alloc = *options->allocator;
-    uint32_t skins = io_count(doc->root, "skins");
-    int32_t skin;
-    if (options && (options->skin_is_set || options->skin > 0)) {
-        skin = options->skin;
-        if (skin < 0 || (uint32_t)skin >= skins)
-            return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: skin %d does not exist (%u skins)",
-                                   doc->name, skin, skins);
-    } else {
-        skin = choose_skin(doc);
-        if (skin < 0)
-            return sinew_error_set(err, SINEW_ERR_NOT_FOUND,
-                                   "%s: the file has no skin (sinew needs a skinned mesh)",
-                                   doc->name);
-    }
     sinew_model *m = sinew_alloc(&alloc, 1, sizeof *m);
     if (!m) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
     m->allocator = alloc;
-    view_ctx c = {doc, m, &m->allocator, io_count(doc->root, "nodes"), NULL, NULL, 0};
+    view_ctx c = {doc, m, &m->allocator, io_count(doc, IO_NODES), NULL, NULL, 0, 0};
+    for (uint32_t b = 0; b < doc->buffer_count; b++)
+        c.file += doc->buffers[b].size;
     c.parent = sinew_alloc(c.a, c.node_total, sizeof *c.parent);
     c.map = sinew_alloc(c.a, c.node_total, sizeof *c.map);
     sinew_result r = c.parent && c.map ? SINEW_OK : oom(&c, err);
+    int32_t skin = -1;
+    if (!r) r = pick_skin(&c, options, &skin, err);
     if (!r) r = build_skeleton(&c, skin, err);
     if (!r) r = build_mesh(&c, skin, err);
     if (!r) r = build_clips(&c, err);

@@ -56,7 +56,7 @@ static sinew_result pack(const sinew_document *doc, int data_uri, cJSON **out_js
     if (!json) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
     cJSON *views = cJSON_GetObjectItemCaseSensitive(json, "bufferViews");
     if (!cJSON_IsArray(views)) views = NULL;
-    uint32_t nviews = io_count(json, "bufferViews");
+    uint32_t nviews = io_count(doc, IO_BUFFER_VIEWS);
     size_t total = 0;
     cJSON *v;
     cJSON_ArrayForEach(v, views)
@@ -143,7 +143,7 @@ sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **o
     }
     size_t jlen = strlen(text), jpad = (jlen + 3) & ~(size_t)3;
     size_t bpad = (bin_size + 3) & ~(size_t)3;
-    int has_bin = io_count(doc->root, "bufferViews") > 0;
+    int has_bin = io_count(doc, IO_BUFFER_VIEWS) > 0;
     size_t total = 12 + 8 + jpad + (has_bin ? 8 + bpad : 0);
     if (total > UINT32_MAX) {
         free(text);

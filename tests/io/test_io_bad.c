@@ -91,6 +91,17 @@ static void j_meshopt(fixture *fx)
     cJSON_AddItemToObject(fx->json, "extensionsRequired",
                           cJSON_Parse("[\"EXT_meshopt_compression\"]"));
 }
+static void j_required_vendor(fixture *fx)
+{
+    cJSON_AddItemToObject(fx->json, "extensionsRequired",
+                          cJSON_Parse("[\"KHR_materials_unlit\",\"VENDOR_warp\"]"));
+}
+static void j_required_ok(fixture *fx)
+{
+    cJSON_AddItemToObject(fx->json, "extensionsRequired",
+                          cJSON_Parse("[\"KHR_materials_unlit\",\"KHR_texture_transform\","
+                                      "\"KHR_mesh_quantization\"]"));
+}
 static void j_acc_past_view(fixture *fx)
 {
     fx_set(fx, "accessors/0", "byteOffset", "40");
@@ -164,6 +175,12 @@ static void j_two_parents(fixture *fx)
 }
 static void j_count_overflow(fixture *fx)
 {
+    fx_set(fx, "accessors/3", "count", "4294967295");
+}
+static void j_virtual_count(fixture *fx)
+{
+    cJSON *acc = cJSON_GetArrayItem(cJSON_GetObjectItem(fx->json, "accessors"), 3);
+    cJSON_DeleteItemFromObject(acc, "bufferView");
     fx_set(fx, "accessors/3", "count", "4294967295");
 }
 static void j_count_huge(fixture *fx)
@@ -273,6 +290,9 @@ static const bad_case cases[] = {
     {"glTF 1.0", j_version1, NULL, 0, SINEW_ERR_UNSUPPORTED, "glTF version \"1.0\""},
     {"Draco", j_draco, NULL, 0, SINEW_ERR_UNSUPPORTED, "unsupported: KHR_draco_mesh_compression"},
     {"meshopt", j_meshopt, NULL, 0, SINEW_ERR_UNSUPPORTED, "unsupported: EXT_meshopt_compression"},
+    {"unknown required extension", j_required_vendor, NULL, 0, SINEW_ERR_UNSUPPORTED,
+     "the file requires extension VENDOR_warp, which sinew cannot read"},
+    {"material extensions required", j_required_ok, NULL, 0, SINEW_OK, ""},
     {"accessor past its view", j_acc_past_view, NULL, 0, SINEW_ERR_FORMAT,
      "accessor 0: bufferView 0 range 40+48 exceeds its length 48"},
     {"view past its buffer", j_view_past_buffer, NULL, 0, SINEW_ERR_FORMAT,
@@ -305,6 +325,8 @@ static const bad_case cases[] = {
      "node 1 has two parents: node 0 and node 2"},
     {"count overflows the view", j_count_overflow, NULL, 0, SINEW_ERR_FORMAT,
      "bufferView 3 range 0+68719476720 exceeds its length 64"},
+    {"zeros past the cap", j_virtual_count, NULL, 0, SINEW_ERR_UNSUPPORTED,
+     "accessor 3: count 4294967295 without a bufferView is too large"},
     {"count past 2^32", j_count_huge, NULL, 0, SINEW_ERR_FORMAT,
      "accessor 3: \"count\" must be an integer in [0, 4294967295]"},
     {"offset past 2^40", j_offset_huge, NULL, 0, SINEW_ERR_FORMAT,
@@ -606,8 +628,9 @@ static void test_cli(void **state)
     (void)state;
     char dir[256], in[512], out[512], text[4096];
     assert_non_null(test_tmpdir(dir, sizeof dir));
-    static const char *const pick[] = {"Draco",        "accessor past its view", "NaN position",
-                                       "cyclic nodes", "header truncated",       "bad base64"};
+    static const char *const pick[] = {
+        "Draco",      "accessor past its view", "NaN position", "cyclic nodes", "header truncated",
+        "bad base64", "zeros past the cap"};
     for (size_t p = 0; p < sizeof pick / sizeof pick[0]; p++) {
         size_t i = 0;
         while (strcmp(cases[i].name, pick[p]))

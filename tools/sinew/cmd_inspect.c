@@ -15,6 +15,8 @@
 #include "sinew/document.h"
 #include "sinew/model.h"
 
+#define MAX_INDENT 32 /* levels of the joint tree shown by indentation */
+
 static const char *usage =
     "usage: sinew inspect FILE [--json]\n"
     "\n"
@@ -92,22 +94,69 @@ static int node_has_transform(const cJSON *node)
     return 0;
 }
 
-/* Parent of every glTF node (-1 for roots), from the children lists. */
-static int *node_parents(const cJSON *nodes, int count)
+/* Every glTF node by index, and its parent (-1 for roots) from the children lists: cJSON
+ * arrays are linked lists, so looking nodes up by index inside loops would be quadratic. */
+typedef struct node_table {
+    const cJSON **item;
+    int *parent;
+    int *moved; /* nearest ancestor with a transform, -1 for none, MOVED_UNKNOWN until asked */
+    int count;
+} node_table;
+
+#define MOVED_UNKNOWN (-2)
+
+static int node_table_init(node_table *t, const cJSON *nodes, int count)
 {
-    int *parent = malloc((size_t)(count > 0 ? count : 1) * sizeof *parent);
-    if (!parent) return NULL;
-    for (int i = 0; i < count; i++)
-        parent[i] = -1;
-    for (int i = 0; i < count; i++) {
+    size_t n = (size_t)(count > 0 ? count : 1);
+    t->item = malloc(n * sizeof *t->item);
+    t->parent = malloc(n * sizeof *t->parent);
+    t->moved = malloc(n * sizeof *t->moved);
+    t->count = 0;
+    if (!t->item || !t->parent || !t->moved) return 0;
+    const cJSON *node;
+    cJSON_ArrayForEach(node, nodes)
+    {
+        if (t->count == count) break;
+        t->parent[t->count] = -1;
+        t->moved[t->count] = MOVED_UNKNOWN;
+        t->item[t->count++] = node;
+    }
+    for (int i = 0; i < t->count; i++) {
         const cJSON *c;
-        cJSON_ArrayForEach(c, cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, i), "children"))
+        cJSON_ArrayForEach(c, cJSON_GetObjectItem(t->item[i], "children"))
         {
             int k = c->valueint;
-            if (k >= 0 && k < count && parent[k] < 0) parent[k] = i;
+            if (k >= 0 && k < t->count && t->parent[k] < 0) t->parent[k] = i;
         }
     }
-    return parent;
+    return 1;
+}
+
+static void node_table_free(node_table *t)
+{
+    free(t->item);
+    free(t->parent);
+    free(t->moved);
+}
+
+/* The nearest ancestor of node n with a transform, or -1. Each answer is kept for the nodes
+ * walked through, so asking for every node of a deep chain stays linear. */
+static int moved_ancestor(node_table *t, int n)
+{
+    int a = n;
+    for (int steps = 0; t->moved[a] == MOVED_UNKNOWN && steps < t->count; steps++) {
+        int p = t->parent[a];
+        if (p < 0)
+            t->moved[a] = -1;
+        else if (node_has_transform(t->item[p]))
+            t->moved[a] = p;
+        else
+            a = p; /* same answer as the parent's */
+    }
+    int answer = t->moved[a] == MOVED_UNKNOWN ? -1 : t->moved[a];
+    for (int c = n; c != a; c = t->parent[c])
+        t->moved[c] = answer;
+    return answer;
 }
 
 /* A growable list of owned warning strings. */
@@ -159,15 +208,14 @@ static void collect_warnings(const sinew_document *doc, const doc_facts *facts,
 
     /* glTF: the skinned mesh node's global transform is ignored; say so when it is not
      * identity, since other tools (and users) often expect it to apply. */
-    const cJSON *nodes = cJSON_GetObjectItem(facts->root, "nodes");
-    int *parent = node_parents(nodes, facts->nodes);
-    for (uint32_t r = 0; parent && r < model->mesh.range_count; r++) {
+    node_table nodes = {0};
+    unsigned char *reported = calloc((size_t)(facts->nodes > 0 ? facts->nodes : 1), 1);
+    int ok = node_table_init(&nodes, cJSON_GetObjectItem(facts->root, "nodes"), facts->nodes);
+    for (uint32_t r = 0; ok && reported && r < model->mesh.range_count; r++) {
         int32_t n = model->mesh.ranges[r].gltf_node;
-        int seen = 0;
-        for (uint32_t q = 0; q < r; q++)
-            seen |= model->mesh.ranges[q].gltf_node == n;
-        if (seen || n < 0 || n >= facts->nodes) continue;
-        const cJSON *node = cJSON_GetArrayItem(nodes, n);
+        if (n < 0 || n >= nodes.count || reported[n]) continue;
+        reported[n] = 1; /* one node's primitives share its transform */
+        const cJSON *node = nodes.item[n];
         const cJSON *name = cJSON_GetObjectItem(node, "name");
         const char *label = cJSON_IsString(name) ? name->valuestring : "";
         if (node_has_transform(node))
@@ -175,18 +223,15 @@ static void collect_warnings(const sinew_document *doc, const doc_facts *facts,
                      "skinned mesh node %d \"%s\" has its own transform: ignored for skinning, "
                      "as glTF requires",
                      n, label);
-        int depth = 0;
-        for (int a = parent[n]; a >= 0 && depth < facts->nodes; a = parent[a], depth++) {
-            if (node_has_transform(cJSON_GetArrayItem(nodes, a))) {
-                warn_add(w,
-                         "skinned mesh node %d \"%s\" has a transformed ancestor (node %d): "
-                         "ignored for skinning, as glTF requires",
-                         n, label, a);
-                break;
-            }
-        }
+        int a = moved_ancestor(&nodes, n);
+        if (a >= 0)
+            warn_add(w,
+                     "skinned mesh node %d \"%s\" has a transformed ancestor (node %d): "
+                     "ignored for skinning, as glTF requires",
+                     n, label, a);
     }
-    free(parent);
+    node_table_free(&nodes);
+    free(reported);
 
     /* Unused joints: no vertex has weight on them (they may still move weighted children). */
     uint32_t nj = model->skin.joint_count;
@@ -248,13 +293,16 @@ static world_box measure_world(const sinew_model *model)
     return box;
 }
 
-static uint32_t node_depth(const sinew_model *model, uint32_t i)
+/* Depth of every model node (parents come before children), malloc'ed; NULL when out of
+ * memory. */
+static uint32_t *node_depths(const sinew_model *model)
 {
-    uint32_t d = 0;
-    for (int32_t p = model->nodes[i].parent; p >= 0 && d < model->node_count;
-         p = model->nodes[p].parent)
-        d++;
-    return d;
+    uint32_t *depth = malloc(((size_t)model->node_count + 1) * sizeof *depth);
+    for (uint32_t i = 0; depth && i < model->node_count; i++) {
+        int32_t p = model->nodes[i].parent;
+        depth[i] = p >= 0 && (uint32_t)p < i ? depth[p] + 1 : 0;
+    }
+    return depth;
 }
 
 static cJSON *vec3_json(sinew_vec3 v)
@@ -264,7 +312,7 @@ static cJSON *vec3_json(sinew_vec3 v)
 }
 
 static int print_json(const char *file, const doc_facts *facts, const sinew_model *model,
-                      const world_box *wb, const warnings *w)
+                      const uint32_t *depth, const world_box *wb, const warnings *w)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "file", file);
@@ -317,7 +365,7 @@ static int print_json(const char *file, const doc_facts *facts, const sinew_mode
         cJSON *no = cJSON_CreateObject();
         cJSON_AddStringToObject(no, "name", n->name);
         cJSON_AddNumberToObject(no, "parent", n->parent);
-        cJSON_AddNumberToObject(no, "depth", node_depth(model, i));
+        cJSON_AddNumberToObject(no, "depth", depth[i]);
         cJSON_AddNumberToObject(no, "node", n->gltf_node);
         cJSON_AddNumberToObject(no, "joint", n->joint);
         cJSON_AddItemToArray(nodes, no);
@@ -348,7 +396,7 @@ static int print_json(const char *file, const doc_facts *facts, const sinew_mode
 }
 
 static void print_text(const char *file, const doc_facts *facts, const sinew_model *model,
-                       const world_box *wb, const warnings *w)
+                       const uint32_t *depth, const world_box *wb, const warnings *w)
 {
     printf("%s\n", safe_text(file).s);
     printf("document: %d meshes, %d skins, %d nodes, %d animations, %d materials\n", facts->meshes,
@@ -372,7 +420,12 @@ static void print_text(const char *file, const doc_facts *facts, const sinew_mod
     printf("skeleton (%u nodes, %u joints):\n", model->node_count, model->skin.joint_count);
     for (uint32_t i = 0; i < model->node_count; i++) {
         const sinew_node *n = &model->nodes[i];
-        printf("  %*s%s", (int)(2 * node_depth(model, i)), "", safe_text(n->name).s);
+        /* Indented up to MAX_INDENT levels, then numbered: the text stays linear in the
+         * skeleton's size (100,000 nested nodes would print 10^10 spaces). */
+        if (depth[i] <= MAX_INDENT)
+            printf("  %*s%s", (int)(2 * depth[i]), "", safe_text(n->name).s);
+        else
+            printf("  %*s(depth %u) %s", 2 * MAX_INDENT, "", depth[i], safe_text(n->name).s);
         if (n->joint >= 0)
             printf("  (joint %d)\n", n->joint);
         else
@@ -429,10 +482,16 @@ int cmd_inspect(int argc, char **argv)
     } else {
         collect_warnings(doc, &facts, model, &w);
         world_box wb = measure_world(model);
-        if (json)
-            status = print_json(file, &facts, model, &wb, &w);
-        else
-            print_text(file, &facts, model, &wb, &w);
+        uint32_t *depth = node_depths(model);
+        if (!depth) {
+            fprintf(stderr, "sinew inspect: out of memory\n");
+            status = CLI_EXIT_INTERNAL;
+        } else if (json) {
+            status = print_json(file, &facts, model, depth, &wb, &w);
+        } else {
+            print_text(file, &facts, model, depth, &wb, &w);
+        }
+        free(depth);
     }
     warn_free(&w);
     cJSON_Delete(facts.root);
