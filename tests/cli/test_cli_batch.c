@@ -279,7 +279,7 @@ static void test_two_shards_at_once_split_the_set(void **state)
 {
     (void)state;
     char outdir[700], a[700], b[700];
-    test_path(outdir, sizeof outdir, dir, "sharded");
+    test_path(outdir, sizeof outdir, dir, "sharded/new"); /* parents made too, by both at once */
     test_path(a, sizeof a, dir, "shard1");
     test_path(b, sizeof b, dir, "shard2");
     const char *bin = test_sinew_bin();

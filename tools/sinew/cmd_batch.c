@@ -248,23 +248,32 @@ static int name_outputs(batch_list *l, const char *outdir)
     return 1;
 }
 
-/* mkdir -p. 0 after printing why not. */
+/* mkdir -p: the parents first ("a", "a/b"), then the folder itself. A parent that cannot be
+ * made is not an error in itself: the folder's own mkdir then says why. 0 after printing why
+ * not. */
 static int make_folders(const char *path)
 {
     char *p = strdup(path);
-    int ok = p != NULL;
-    for (char *s = p ? p + 1 : NULL; ok && s; s = strchr(s + 1, '/')) {
-        char keep = *s;
-        if (keep == '/') *s = 0;
-        if (mkdir(p, 0777) && errno != EEXIST) ok = 0;
-        *s = keep;
-        if (!keep) break;
+    if (!p) {
+        cli_error("batch", "out of memory");
+        return 0;
     }
-    struct stat st;
-    if (ok && (stat(path, &st) || !S_ISDIR(st.st_mode))) ok = 0, errno = ENOTDIR;
-    if (!ok) cli_error("batch", "io error: cannot make the folder %s: %s", path, strerror(errno));
+    for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = 0;
+        mkdir(p, 0777);
+        *s = '/';
+    }
     free(p);
-    return ok;
+    struct stat st;
+    if (mkdir(path, 0777) && errno != EEXIST) {
+        cli_error("batch", "io error: cannot make the folder %s: %s", path, strerror(errno));
+        return 0;
+    }
+    if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+        cli_error("batch", "io error: %s is not a folder", path);
+        return 0;
+    }
+    return 1;
 }
 
 /* ---- one file, in its worker ---- */
@@ -287,24 +296,29 @@ static uint64_t fnv1a64(const unsigned char *data, size_t size)
     return h;
 }
 
-/* A whole file, malloc'ed; NULL (and errno set) when unreadable. */
-static unsigned char *read_bytes(const char *path, size_t *size)
+/* A whole regular file, malloc'ed; NULL when unreadable, with *why saying why. */
+static unsigned char *read_bytes(const char *path, size_t *size, const char **why)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    if (!f) {
+        *why = strerror(errno);
+        return NULL;
+    }
     struct stat st;
     unsigned char *data = NULL;
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
-        (data = malloc((size_t)st.st_size + 1)) &&
-        fread(data, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-        free(data);
-        data = NULL;
-        errno = EIO;
-    } else if (!data && errno == 0) {
-        errno = EISDIR;
-    }
+    *why = NULL;
+    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode))
+        *why = "not a regular file";
+    else if (!(data = malloc((size_t)st.st_size + 1)))
+        *why = "out of memory";
+    else if (fread(data, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
+        *why = "read failed";
     fclose(f);
-    *size = data ? (size_t)st.st_size : 0;
+    if (*why) {
+        free(data);
+        return NULL;
+    }
+    *size = (size_t)st.st_size;
     return data;
 }
 
@@ -396,13 +410,16 @@ static void add_findings(cJSON *res, const sinew_tail_result *run)
 }
 
 /* The job on one file: its status ("ok", "skipped", "failed") and, when ok, the findings into
- * `res`. Failures are printed as `sinew tail` prints them (the worker collects them). */
+ * `res`. Why it failed or was skipped is printed as `sinew tail` prints its errors, and the
+ * worker collects it from standard error: one path for every message, the library's, the
+ * output checks' and its own. */
 static const char *do_file(const batch_setup *setup, const batch_item *it, cJSON *res)
 {
     size_t size = 0;
-    unsigned char *data = read_bytes(it->input, &size);
+    const char *why = NULL;
+    unsigned char *data = read_bytes(it->input, &size, &why);
     if (!data) {
-        cli_error("batch", "io error: %s: %s", it->input, strerror(errno));
+        cli_error("batch", "io error: %s: %s", it->input, why);
         return "failed";
     }
     char hash[32];
@@ -719,7 +736,11 @@ static int start_next(batch_run *b)
     fflush(stdout);
     fflush(stderr);
     pid_t pid = -1;
-    if (pipe(fds) == 0 && (pid = fork()) == 0) {
+    if (pipe(fds)) {
+        snprintf(why, sizeof why, "could not start a worker: %s", strerror(errno));
+        return file_done(b, it, NULL, why, 0);
+    }
+    if ((pid = fork()) == 0) {
         close(fds[0]);
         for (size_t i = 0; i < b->running; i++)
             close(b->workers[i].fd);
@@ -728,6 +749,8 @@ static int start_next(batch_run *b)
     }
     if (pid < 0) {
         snprintf(why, sizeof why, "could not start a worker: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
         return file_done(b, it, NULL, why, 0);
     }
     close(fds[1]);
@@ -833,8 +856,8 @@ typedef struct batch_args {
     unsigned long jobs, shard, shards;
 } batch_args;
 
-/* Parses the command line into `a` and `setup`. CLI_EXIT_OK, or the exit code to return now
- * (help printed, or a usage error). */
+/* Parses the command line into `a` and `setup`. CLI_EXIT_OK to go on, -1 after printing the
+ * help, or the exit code of a usage error (printed). */
 static int parse_args(int argc, char **argv, batch_args *a, batch_setup *setup)
 {
     for (int i = 1; i < argc; i++) {
@@ -851,7 +874,7 @@ static int parse_args(int argc, char **argv, batch_args *a, batch_setup *setup)
             return -1;
         } else if (!strcmp(o, "-o") || !strcmp(o, "--output")) {
             if (!(a->outdir = cli_option_value("batch", argc, argv, &i))) return CLI_EXIT_USAGE;
-        } else if (!strcmp(o, "--jobs") || !strcmp(o, "-j")) {
+        } else if (!strcmp(o, "--jobs")) {
             if (!(v = cli_option_value("batch", argc, argv, &i))) return CLI_EXIT_USAGE;
             if (!cli_parse_uint(v, 1, MAX_JOBS, &a->jobs))
                 return cli_usage_error("batch", "--jobs wants 1 to %d, not '%s'", MAX_JOBS, v);
@@ -903,42 +926,57 @@ static int prepare(const batch_args *a, batch_list *list)
     return CLI_EXIT_OK;
 }
 
+/* Every file of the shard, then the summary. The exit code. */
+static int run_batch(const batch_args *a, const batch_setup *setup)
+{
+    batch_list list = {NULL, 0, 0};
+    batch_run b;
+    memset(&b, 0, sizeof b);
+    int code = prepare(a, &list);
+    if (code != CLI_EXIT_OK) goto done;
+    b.setup = setup;
+    b.list = &list;
+    if (!(b.todo = malloc((list.count + 1) * sizeof *b.todo))) {
+        cli_error("batch", "out of memory");
+        code = CLI_EXIT_INTERNAL;
+        goto done;
+    }
+    for (size_t i = 0; i < list.count; i++)
+        if (i % a->shards == a->shard - 1) b.todo[b.count++] = &list.items[i];
+    b.bar = (progress){isatty(STDERR_FILENO), b.count, 0, 0, now_seconds()};
+    struct sigaction saved[STOP_SIGNAL_COUNT];
+    set_stop_handlers(on_stop, saved);
+    int ok = run_all(&b, a->jobs ? a->jobs : online_cpus());
+    restore_stop_handlers(saved);
+    print_ready(&b);
+    progress_clear(&b.bar);
+    fprintf(stderr,
+            "sinew batch: %zu of %zu files done (shard %lu/%lu of %zu), %zu failed, in %.1f s\n",
+            b.bar.done, b.count, a->shard, a->shards, list.count, b.bar.failed,
+            now_seconds() - b.bar.start);
+    code = !ok ? CLI_EXIT_INTERNAL : b.bar.failed ? CLI_EXIT_BAD_INPUT : CLI_EXIT_OK;
+done:
+    free(b.workers);
+    free(b.todo);
+    list_free(&list);
+    return code;
+}
+
 int cmd_batch(int argc, char **argv)
 {
     batch_args a = {NULL, NULL, 0, 1, 1};
     batch_setup setup;
     memset(&setup, 0, sizeof setup);
     tail_cli_options_init(&setup.options);
-    batch_list list = {NULL, 0, 0};
-    batch_run b;
-    memset(&b, 0, sizeof b);
-    int code = (setup.options_text = calloc(1, 1)) ? parse_args(argc, argv, &a, &setup)
-                                                   : CLI_EXIT_INTERNAL;
+    if (!(setup.options_text = calloc(1, 1))) {
+        cli_error("batch", "out of memory");
+        return CLI_EXIT_INTERNAL;
+    }
+    int code = parse_args(argc, argv, &a, &setup);
     if (code < 0)
         code = CLI_EXIT_OK; /* --help */
-    else if (code == CLI_EXIT_OK && (code = prepare(&a, &list)) == CLI_EXIT_OK) {
-        b.setup = &setup;
-        b.list = &list;
-        b.todo = malloc((list.count + 1) * sizeof *b.todo);
-        for (size_t i = 0; b.todo && i < list.count; i++)
-            if (i % a.shards == a.shard - 1) b.todo[b.count++] = &list.items[i];
-        b.bar = (progress){isatty(STDERR_FILENO), b.count, 0, 0, now_seconds()};
-        struct sigaction saved[STOP_SIGNAL_COUNT];
-        set_stop_handlers(on_stop, saved);
-        int ok = b.todo && run_all(&b, a.jobs ? a.jobs : online_cpus());
-        restore_stop_handlers(saved);
-        print_ready(&b);
-        progress_clear(&b.bar);
-        fprintf(stderr,
-                "sinew batch: %zu of %zu files done (shard %lu/%lu of %zu), %zu failed, "
-                "in %.1f s\n",
-                b.bar.done, b.count, a.shard, a.shards, list.count, b.bar.failed,
-                now_seconds() - b.bar.start);
-        code = !ok ? CLI_EXIT_INTERNAL : b.bar.failed ? CLI_EXIT_BAD_INPUT : CLI_EXIT_OK;
-    }
-    free(b.workers);
-    free(b.todo);
-    list_free(&list);
+    else if (code == CLI_EXIT_OK)
+        code = run_batch(&a, &setup);
     free(setup.options_text);
     if (stop_signal) { /* end as the signal would have ended us, now the workers are gone */
         signal(stop_signal, SIG_DFL);
