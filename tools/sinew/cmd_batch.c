@@ -67,6 +67,11 @@ static const char *usage =
     "reason, vertices, bones); then seconds (wall time of the file) and message (why it\n"
     "failed or was skipped; \"\" when ok). A worker killed by a signal fails with the signal's\n"
     "name. Standard error: each failure, a progress bar when it is a terminal, and a summary.\n"
+    "On SIGINT, SIGTERM or SIGHUP it starts no more files and passes the signal on to its\n"
+    "workers; a rerun does what is left. Slurm and Kubernetes examples: docs/batch.md.\n"
+    "\n"
+    "exit codes: 0 every file ok or skipped, 1 any failed (the others still written), 2 bad\n"
+    "usage (nothing done), 3 OUTDIR not made or an internal error\n"
     "\n"
     "Options of sinew tail (as 'sinew tail --help' describes them):\n";
 
