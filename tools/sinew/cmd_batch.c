@@ -445,7 +445,10 @@ static const char *do_file(const batch_setup *setup, const batch_item *it, cJSON
     memset(&run, 0, sizeof run);
     const char *status = "failed";
     cli_output outs[1] = {{"output", it->output, NULL, 0}};
-    if (sinew_document_load_memory(data, size, &load, &doc, &err) != SINEW_OK) {
+    sinew_result loaded = sinew_document_load_memory(data, size, &load, &doc, &err);
+    free(data); /* the document has its own copy: one model in memory, not two */
+    data = NULL;
+    if (loaded != SINEW_OK) {
         cli_report_file("batch", it->input, &err);
         goto done;
     }
