@@ -15,8 +15,6 @@
 #include "sinew/pipeline.h"
 #include "tail_cli.h"
 
-#define MAX_ROWS 64 /* --piece / --skip rows given at most */
-
 static const char *usage =
     "usage: sinew tail IN -o OUT [--report R.json] [--json] [--mode chain|rigid]\n"
     "                  [--tail-from JOINT] [--piece N]... [--skip N]... [--dress-spine]\n"
@@ -34,45 +32,22 @@ static const char *usage =
     "  -o OUT             output .glb (or .gltf); written whole or not at all; never IN\n"
     "  --report R.json    also write the findings as JSON (an \"appendages\" list, the check)\n"
     "  --json             print that JSON instead of the tables\n"
-    "  --mode chain       default: a bone chain with blended weights\n"
-    "  --mode rigid       every tail vertex on the pelvis with weight 1 (no chain)\n"
-    "  --tail-from JOINT  the tail hangs from this joint: the piece rooted nearest it is the\n"
-    "                     tail, its chain goes under JOINT\n"
-    "  --piece N          chain row N of the table, whatever its verdict (repeatable)\n"
-    "  --skip N           leave row N alone (repeatable)\n"
-    "  --dress-spine      pieces on the back (a quiver, a sheath) get weight 1 on their bone\n"
-    "                     instead of staying as the rigger left them\n"
-    "  --no-bake          copy the clips unchanged (by default a chain's motion is simulated\n"
-    "                     with the spring runtime and baked into every clip, as 'sinew bake'\n"
-    "                     does: see the spring options below)\n"
-    "  --no-check         skip the do-no-harm check\n"
-    "  -v, --verbose      also print the landmarks\n"
-    "\n";
-
-static int parse_row(const char *v, uint32_t *rows, uint32_t *count)
-{
-    unsigned long n;
-    if (!cli_parse_uint(v, 0, 100000, &n) || *count >= MAX_ROWS) return 0;
-    rows[(*count)++] = (uint32_t)n;
-    return 1;
-}
+    "  -v, --verbose      also print the landmarks\n";
 
 int cmd_tail(int argc, char **argv)
 {
-    const char *in = NULL, *out = NULL, *report_path = NULL, *mode = "chain";
-    sinew_tail_options opt;
-    memset(&opt, 0, sizeof opt);
-    sinew_dyn_params params;
-    memset(&params, 0, sizeof params);
-    uint32_t pieces[MAX_ROWS], skips[MAX_ROWS];
+    const char *in = NULL, *out = NULL, *report_path = NULL;
+    tail_cli_options options;
+    tail_cli_options_init(&options);
     int json = 0, verbose = 0;
     for (int i = 1; i < argc; i++) {
-        int took = bake_cli_parse_option("tail", argc, argv, &i, &params);
+        int took = tail_cli_parse_option("tail", argc, argv, &i, &options);
         if (took < 0) return CLI_EXIT_USAGE;
         if (took) continue;
-        const char *a = argv[i], *v;
+        const char *a = argv[i];
         if (cli_is_help(a)) {
-            printf("%s%s\n%s", usage, bake_cli_options_help, tail_cli_legend);
+            printf("%s%s\n%s\n%s", usage, tail_cli_options_help, bake_cli_options_help,
+                   tail_cli_legend);
             return CLI_EXIT_OK;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (!(out = cli_option_value("tail", argc, argv, &i))) return CLI_EXIT_USAGE;
@@ -80,32 +55,6 @@ int cmd_tail(int argc, char **argv)
             if (!(report_path = cli_option_value("tail", argc, argv, &i))) return CLI_EXIT_USAGE;
         } else if (!strcmp(a, "--json")) {
             json = 1;
-        } else if (!strcmp(a, "--mode")) {
-            if (!(mode = cli_option_value("tail", argc, argv, &i))) return CLI_EXIT_USAGE;
-            if (!strcmp(mode, "chain"))
-                opt.rig.mode = SINEW_RIG_MODE_CHAIN;
-            else if (!strcmp(mode, "rigid"))
-                opt.rig.mode = SINEW_RIG_MODE_RIGID;
-            else
-                return cli_usage_error("tail", "--mode must be chain or rigid, not '%s'", mode);
-        } else if (!strcmp(a, "--tail-from")) {
-            if (!(opt.rig.tail_from = cli_option_value("tail", argc, argv, &i)))
-                return CLI_EXIT_USAGE;
-        } else if (!strcmp(a, "--piece") || !strcmp(a, "--skip")) {
-            int skip = a[2] == 's';
-            if (!(v = cli_option_value("tail", argc, argv, &i))) return CLI_EXIT_USAGE;
-            if (!parse_row(v, skip ? skips : pieces,
-                           skip ? &opt.rig.skip_piece_count : &opt.rig.chain_piece_count))
-                return cli_usage_error("tail",
-                                       "%s wants a row number of the table (0, 1, ...), "
-                                       "at most %d of them, not '%s'",
-                                       a, MAX_ROWS, v);
-        } else if (!strcmp(a, "--dress-spine")) {
-            opt.rig.dress_spine = 1;
-        } else if (!strcmp(a, "--no-bake")) {
-            opt.no_bake = 1;
-        } else if (!strcmp(a, "--no-check")) {
-            opt.no_guard = 1;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             verbose = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -118,10 +67,8 @@ int cmd_tail(int argc, char **argv)
     }
     if (!in) return cli_usage_error("tail", "missing input file");
     if (!out) return cli_usage_error("tail", "missing -o OUT");
-    if (bake_cli_check("tail", &params)) return CLI_EXIT_USAGE;
-    opt.rig.chain_pieces = pieces;
-    opt.rig.skip_pieces = skips;
-    opt.bake.params = &params;
+    if (tail_cli_options_finish("tail", &options)) return CLI_EXIT_USAGE;
+    const char *mode = options.mode;
 
     sinew_error err;
     memset(&err, 0, sizeof err);
@@ -136,7 +83,7 @@ int cmd_tail(int argc, char **argv)
     }
     const sinew_document *inputs[1] = {doc};
     if ((code = cli_outputs_check("tail", outs, 2, inputs, 1, NULL, 0)) != CLI_EXIT_OK) goto done;
-    if (sinew_tail_run(doc, &opt, &run, &err) != SINEW_OK ||
+    if (sinew_tail_run(doc, &options.job, &run, &err) != SINEW_OK ||
         sinew_document_serialize(doc, out, &outs[0].data, &outs[0].size, &err) != SINEW_OK) {
         if (err.code == SINEW_ERR_ARGUMENT) err.code = SINEW_ERR_FORMAT; /* the file's fault */
         code = cli_report_file("tail", in, &err);

@@ -12,5 +12,6 @@ int cmd_bake(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_tail(int argc, char **argv);
+int cmd_batch(int argc, char **argv);
 
 #endif

@@ -10,6 +10,7 @@
 static const cli_command commands[] = {
     {"demo", "the main job on a built-in fox: find its tail, chain it, bake it, show it", cmd_demo},
     {"tail", "find a tail the rigger missed and give it a bone chain", cmd_tail},
+    {"batch", "the tail job over a folder or manifest of files, in parallel, resumable", cmd_batch},
     {"bake", "simulate the Tail_* chain over every clip and write keys", cmd_bake},
     {"stretch", "edge stretch of tail and body skin over clips", cmd_stretch},
     {"solve", "re-solve a clip onto another rig by fitting the skinned surface", cmd_solve},

@@ -37,6 +37,82 @@ const char *tail_cli_legend =
     "(tail: both ends re-weighted; body: every other edge), before -> after. Torn: an edge\n"
     "stretched beyond 1.5x or squashed below 0.67x its rest length.\n";
 
+const char *tail_cli_options_help =
+    "  --mode chain       default: a bone chain with blended weights\n"
+    "  --mode rigid       every tail vertex on the pelvis with weight 1 (no chain)\n"
+    "  --tail-from JOINT  the tail hangs from this joint: the piece rooted nearest it is the\n"
+    "                     tail, its chain goes under JOINT\n"
+    "  --piece N          chain row N of the table, whatever its verdict (repeatable)\n"
+    "  --skip N           leave row N alone (repeatable)\n"
+    "  --dress-spine      pieces on the back (a quiver, a sheath) get weight 1 on their bone\n"
+    "                     instead of staying as the rigger left them\n"
+    "  --no-bake          copy the clips unchanged (by default a chain's motion is simulated\n"
+    "                     with the spring runtime and baked into every clip, as 'sinew bake'\n"
+    "                     does: see the spring options below)\n"
+    "  --no-check         skip the do-no-harm check\n";
+
+void tail_cli_options_init(tail_cli_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mode = "chain";
+}
+
+static int parse_row(const char *v, uint32_t *rows, uint32_t *count)
+{
+    unsigned long n;
+    if (!cli_parse_uint(v, 0, 100000, &n) || *count >= TAIL_CLI_MAX_ROWS) return 0;
+    rows[(*count)++] = (uint32_t)n;
+    return 1;
+}
+
+int tail_cli_parse_option(const char *command, int argc, char **argv, int *i, tail_cli_options *o)
+{
+    int took = bake_cli_parse_option(command, argc, argv, i, &o->params);
+    if (took) return took;
+    sinew_rig_options *rig = &o->job.rig;
+    const char *a = argv[*i], *v;
+    if (!strcmp(a, "--mode")) {
+        if (!(v = cli_option_value(command, argc, argv, i))) return -1;
+        if (!strcmp(v, "chain"))
+            rig->mode = SINEW_RIG_MODE_CHAIN;
+        else if (!strcmp(v, "rigid"))
+            rig->mode = SINEW_RIG_MODE_RIGID;
+        else
+            return cli_usage_error(command, "--mode must be chain or rigid, not '%s'", v), -1;
+        o->mode = v;
+    } else if (!strcmp(a, "--tail-from")) {
+        if (!(rig->tail_from = cli_option_value(command, argc, argv, i))) return -1;
+    } else if (!strcmp(a, "--piece") || !strcmp(a, "--skip")) {
+        int skip = a[2] == 's';
+        if (!(v = cli_option_value(command, argc, argv, i))) return -1;
+        if (!parse_row(v, skip ? o->skips : o->pieces,
+                       skip ? &rig->skip_piece_count : &rig->chain_piece_count))
+            return cli_usage_error(command,
+                                   "%s wants a row number of the table (0, 1, ...), "
+                                   "at most %d of them, not '%s'",
+                                   a, TAIL_CLI_MAX_ROWS, v),
+                   -1;
+    } else if (!strcmp(a, "--dress-spine")) {
+        rig->dress_spine = 1;
+    } else if (!strcmp(a, "--no-bake")) {
+        o->job.no_bake = 1;
+    } else if (!strcmp(a, "--no-check")) {
+        o->job.no_guard = 1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int tail_cli_options_finish(const char *command, tail_cli_options *o)
+{
+    if (bake_cli_check(command, &o->params)) return -1;
+    o->job.rig.chain_pieces = o->pieces;
+    o->job.rig.skip_pieces = o->skips;
+    o->job.bake.params = &o->params;
+    return 0;
+}
+
 static const char *joint_name(const sinew_model *m, int32_t j)
 {
     if (!m || j < 0 || (uint32_t)j >= m->skin.joint_count) return "-";

@@ -5,6 +5,32 @@
 
 #include "sinew/pipeline.h"
 
+#define TAIL_CLI_MAX_ROWS 64 /* --piece / --skip rows given at most */
+
+/* The job's options as a command line gives them (`sinew tail`, `sinew batch`): one parser,
+ * so both commands take the same options with the same checks. */
+typedef struct tail_cli_options {
+    sinew_tail_options job;  /* for sinew_tail_run, once tail_cli_options_finish succeeded */
+    sinew_dyn_params params; /* the spring options (job.bake.params points here) */
+    const char *mode;        /* "chain" or "rigid", as the report records it */
+    uint32_t pieces[TAIL_CLI_MAX_ROWS], skips[TAIL_CLI_MAX_ROWS];
+} tail_cli_options;
+
+/* Help text for the options tail_cli_parse_option takes (the spring options not included:
+ * bake_cli_options_help). */
+extern const char *tail_cli_options_help;
+
+/* Defaults: chain mode, every spring parameter the library's default. */
+void tail_cli_options_init(tail_cli_options *o);
+/* Parses a job option (or a spring option) at argv[*i] into `o`. Returns 1 when it took the
+ * option (advancing *i past its value), 0 when argv[*i] is not one, and -1 after printing a
+ * usage error. */
+int tail_cli_parse_option(const char *command, int argc, char **argv, int *i, tail_cli_options *o);
+/* After every option is parsed: checks the spring parameters and points o->job at o's rows
+ * and parameters (so `o` must not be moved afterwards). 0 when fine, else -1 after printing
+ * a usage error. */
+int tail_cli_options_finish(const char *command, tail_cli_options *o);
+
 /* Runs the job in `mode` (default options otherwise) on an independent copy of `doc`, which
  * is not changed. *copy gets the edited copy (NULL when it could not be made): free it with
  * sinew_document_free, and `run` with sinew_tail_result_free, either way. */
