@@ -66,8 +66,7 @@ int cmd_bake(int argc, char **argv)
         sinew_error_set(&err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
         code = cli_report_file("bake", in, &err);
     } else if (sinew_bake_all(doc, model, &options, summaries, &err) != SINEW_OK ||
-               sinew_document_serialize(doc, out, &outs[0].data, &outs[0].size, &err) !=
-                   SINEW_OK) {
+               sinew_document_serialize(doc, out, &outs[0].data, &outs[0].size, &err) != SINEW_OK) {
         code = cli_report_file("bake", in, &err);
     } else if ((code = cli_outputs_write("bake", outs, 1)) == CLI_EXIT_OK) {
         printf("%s: baked %u clips -> %s\n", safe_text(in).s, model->clip_count, safe_text(out).s);
