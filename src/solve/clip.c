@@ -124,6 +124,7 @@ sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
                 q->max_error = e / out->diagonal;
                 q->worst_frame = f;
                 q->worst_vertex = i;
+                q->worst_time = out->times[f];
             }
         }
         q->error += frame_sum;

@@ -149,6 +149,15 @@ void solve_fit_free(const double A[12], const double U[16], double sigma, const 
  * diagonal of those positions (0 on allocation failure). `out` may be NULL. */
 double solve_rest_skin(const sinew_model *rig, const sinew_allocator *alloc, sinew_vec3 *out);
 
+/* played.c: the clip sinew_solve_write_clip writes for `res` (one source of truth for what is
+ * written and what is measured as played): per joint node, LINEAR translation and rotation
+ * keys at res->times, and scale keys when a frame's scale differs from the node's own. The
+ * channels' times are res->times (borrowed); the rest is allocated through `alloc` and freed
+ * by solve_written_clip_free. */
+sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_result *res,
+                                const sinew_allocator *alloc, sinew_clip *out, sinew_error *err);
+void solve_written_clip_free(sinew_clip *clip, const sinew_allocator *alloc);
+
 /* rotation_only.c: subtree lists (at create), the projection of a cold start onto the
  * rest joint translations, and one parent-to-child sweep. */
 sinew_result solve_rotation_only_prepare(sinew_solver *s, sinew_error *err);

@@ -102,6 +102,50 @@ static void test_control(void **state)
     sinew_model_free(m);
 }
 
+/* Quality as played sees what the solve's frames do not: solved at 4 frames per second, the
+ * control run is exact at its frames, but a player interpolating its keys misses the source's
+ * 24 keys per second between them. At every frame of a full-rate solve the two agree. */
+static void test_played_between_frames(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *m = fixture_creature(&p);
+    sinew_solve_options opt = {0};
+    opt.frame_rate = 4;
+    sinew_solve_clip_result coarse, full;
+    solve_or_fail(m, m, NULL, &opt, &coarse);
+    solve_or_fail(m, m, NULL, NULL, &full);
+    sinew_solve_quality played_coarse, played_full;
+    sinew_error err = {0};
+    assert_int_equal(sinew_solve_quality_played(m, &m->clips[0], m, NULL, &opt, &coarse, NULL,
+                                                &played_coarse, NULL, &err),
+                     SINEW_OK);
+    float *vertex_error = malloc(m->mesh.vertex_count * sizeof *vertex_error);
+    assert_int_equal(sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &full, NULL,
+                                                &played_full, vertex_error, &err),
+                     SINEW_OK);
+    fprintf(stderr,
+            "4 fps solve: Q at its %u frames %.4f%%, as played %.4f%% (max %.3f%% at %.3f s); "
+            "full rate: %.4f%% at frames, %.4f%% as played\n",
+            coarse.frame_count, 100 * coarse.quality.q, 100 * played_coarse.q,
+            100 * played_coarse.max_error, (double)played_coarse.worst_time, 100 * full.quality.q,
+            100 * played_full.q);
+    /* samples: the 25 source keys (the 4 fps frames fall on them) and the 24 midpoints */
+    assert_int_equal(played_coarse.samples, (uint64_t)(2 * p.keys - 1) * m->mesh.vertex_count);
+    assert_true(coarse.quality.q >= 0.998);
+    assert_true(played_coarse.q < coarse.quality.q - 0.01);
+    assert_true(played_full.q >= 0.998);
+    assert_true(played_full.max_error <= 1e-3);
+    float worst = 0;
+    for (uint32_t v = 0; v < m->mesh.vertex_count; v++)
+        if (vertex_error[v] > worst) worst = vertex_error[v];
+    assert_true(fabs(worst / full.diagonal - played_full.max_error) <= 1e-6);
+    free(vertex_error);
+    sinew_solve_clip_result_free(&coarse, NULL);
+    sinew_solve_clip_result_free(&full, NULL);
+    sinew_model_free(m);
+}
+
 /* A coarser rig (tail merged into its first joint) scores below the control and above zero;
  * its rotation-only solve keeps every bone length. */
 static void test_coarser_and_rotation_only(void **state)
@@ -780,6 +824,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_horn),
         cmocka_unit_test(test_control),
+        cmocka_unit_test(test_played_between_frames),
         cmocka_unit_test(test_rotation_only_control),
         cmocka_unit_test(test_coarser_and_rotation_only),
         cmocka_unit_test(test_shuffled_and_resolution),
