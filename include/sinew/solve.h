@@ -238,6 +238,16 @@ void sinew_solver_free(sinew_solver *solver);
 /* Forgets the warm start: the next frame starts from an independent per-bone fit. */
 void sinew_solver_reset(sinew_solver *solver);
 
+/* The local TRS that joints the surface does not determine (no constraint weight anywhere: an
+ * unweighted root above the hips, a joint left in a chain without skin) take from the next
+ * frame on: `pose` holds rig->node_count local transforms, of which only those joints' are
+ * read (copied); NULL: their rest transforms, the default. The fit has no say in them, and
+ * their children are fitted in world space either way, so any choice reproduces the surface
+ * at the frames; between frames a player interpolates every local track on its own, and only
+ * a smooth one that moves as the source's joint does keeps the children's tracks the
+ * source's. sinew_solve_clip passes the source's joint of the same name. Never allocates. */
+void sinew_solver_set_unweighted(sinew_solver *solver, const sinew_transform *pose);
+
 /* Solves one frame: `targets` holds rig->mesh.vertex_count world positions (only the
  * constraint subset is read). Writes the rig's skinning matrices (joint_count, rigid, or
  * parent-derived for joints without weight) to `skin_matrices`, and keeps them as the warm

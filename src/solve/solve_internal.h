@@ -79,6 +79,8 @@ struct sinew_solver {
     solve_affine *ibm;        /* joint_count: IBM_j */
     solve_affine *file_local; /* node_count: the file's TRS */
     solve_affine *rest_local; /* node_count: rest TRS */
+    solve_affine *empty_local; /* node_count: the local TRS of EMPTY joints this frame (rest
+                                  unless sinew_solver_set_unweighted says otherwise) */
     /* rotation-only: for every weighted joint the weighted joints of its subtree (CSR, itself
      * first) and a joint_count^2 membership table */
     uint32_t *sub_start;
@@ -168,5 +170,9 @@ double solve_sweep_rotation_only(sinew_solver *s, double error_before);
 /* Recomputes world (minus centre) for every node from cur (free joints) and the file/rest
  * locals; EMPTY joints get M from their parent. */
 void solve_update_empty_joints(sinew_solver *s);
+/* world_n (minus centre) of a node that is not a weighted joint: its parent's world times its
+ * local (the file's for a non-joint, empty_local for an EMPTY joint j >= 0, whose cur[j] is set
+ * from it). Parents must be done first. */
+void solve_follow_parent(sinew_solver *s, uint32_t n, int32_t j);
 
 #endif
