@@ -272,6 +272,16 @@ void sinew_solver_free(sinew_solver *solver);
 /* Forgets the warm start: the next frame starts from an independent per-bone fit. */
 void sinew_solver_reset(sinew_solver *solver);
 
+/* The local TRS that joints the surface does not determine (no constraint weight anywhere: an
+ * unweighted root above the hips, a joint left in a chain without skin) take from the next
+ * frame on: `pose` holds rig->node_count local transforms, of which only those joints' are
+ * read (copied); NULL: their rest transforms, the default. The fit has no say in them, and
+ * their children are fitted in world space either way, so any choice reproduces the surface
+ * at the frames; between frames a player interpolates every local track on its own, and only
+ * a smooth one that moves as the source's joint does keeps the children's tracks the
+ * source's. sinew_solve_clip passes the source's joint of the same name. Never allocates. */
+void sinew_solver_set_unweighted(sinew_solver *solver, const sinew_transform *pose);
+
 /* Solves one frame: `targets` holds rig->mesh.vertex_count world positions (only the
  * constraint subset is read). Writes the rig's skinning matrices (joint_count, rigid, or
  * parent-derived for joints without weight) to `skin_matrices`, and keeps them as the warm
@@ -297,8 +307,9 @@ typedef struct sinew_solve_quality {
     double mean_error;     /* error / samples, fraction of the diagonal */
     double max_error;      /* worst single vertex in a single frame, fraction of the diagonal */
     uint64_t samples;      /* frames x vertices summed */
-    uint32_t worst_frame;  /* frame of max_error */
+    uint32_t worst_frame;  /* frame (as played: sample) of max_error */
     uint32_t worst_vertex; /* target vertex of max_error */
+    float worst_time;      /* seconds: the time of max_error */
 } sinew_solve_quality;
 
 /* Adds another result's sums into `total` (per-clip to overall); recomputes q and means.
@@ -347,9 +358,26 @@ sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
 void sinew_solve_clip_result_free(sinew_solve_clip_result *result,
                                   const sinew_allocator *allocator);
 
+/* The quality of `result` (from sinew_solve_clip with the same source, clip, rig, nearest and
+ * options) as a glTF player shows it: the rig plays the clip sinew_solve_write_clip writes (its
+ * keys, LINEAR: lerp for translation and scale, slerp for rotation, through sinew_clip_sample),
+ * and the targets are the source playing `clip` the same way, mapped as sinew_solve_targets_
+ * aligned maps them; both are sampled at every key time of either clip and at the midpoint
+ * between consecutive ones, where a player interpolates and the solve never looked. Same
+ * definitions as result->quality (Q, errors in fractions of result->diagonal); worst_frame is
+ * the sample index. `vertex_error` (may be NULL) gets each vertex's worst error over the
+ * samples, model units (vertex_count). Allocates through `allocator` (NULL: malloc). */
+sinew_result sinew_solve_quality_played(const sinew_model *source, const sinew_clip *clip,
+                                        const sinew_model *rig, const uint32_t *nearest,
+                                        const sinew_solve_options *options,
+                                        const sinew_solve_clip_result *result,
+                                        const sinew_allocator *allocator, sinew_solve_quality *out,
+                                        float *vertex_error, sinew_error *err);
+
 /* Writes a solved clip into `doc` (the rig's own document) as the animation `name`: for every
  * skin joint node, LINEAR translation and rotation tracks at the result's times, and a scale
- * track when the local scale differs from the node's own by more than 1e-4. An existing
+ * track when the local scale differs from the node's own by more than 1e-4 (the clip that
+ * sinew_solve_quality_played plays). An existing
  * animation of that name is cleared and rewritten only when `replace` is 1; otherwise
  * SINEW_ERR_ARGUMENT naming it. Needs the io module (document.h). */
 struct sinew_document;

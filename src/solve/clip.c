@@ -36,6 +36,36 @@ static double matrix_mismatch(const sinew_mat4 *a, const sinew_mat4 *b, const si
     return worst;
 }
 
+/* The local pose the joints without weight follow at one time: a rig joint whose name a
+ * source node has moves from its rest as that node moves from its own, local = rest_rig *
+ * inv(rest_source) * local_source(t) (the source's own track in a control run, where the two
+ * rests are one), the translation of that motion scaled into the rig's units by the
+ * alignment; other nodes stand at rest. `same` (rig->node_count) holds each rig node's source
+ * node or -1; `source_pose` is scratch of source->node_count. */
+static void follow_pose(const sinew_model *source, const sinew_clip *clip, float time,
+                        const sinew_model *rig, const int32_t *same, double scale,
+                        sinew_transform *source_pose, sinew_transform *pose)
+{
+    sinew_pose_rest(rig, pose);
+    sinew_clip_sample(source, clip, time, source_pose);
+    for (uint32_t n = 0; n < rig->node_count; n++) {
+        if (same[n] < 0) continue;
+        solve_affine rest_s, inv_s, local_s, motion, rest_t, local_t;
+        solve_affine_from_transform(source->nodes[same[n]].rest, &rest_s);
+        solve_affine_from_transform(source_pose[same[n]], &local_s);
+        if (!solve_affine_invert(&rest_s, &inv_s)) continue;
+        solve_affine_mul(&inv_s, &local_s, &motion);
+        for (int r = 0; r < 3; r++)
+            motion.m[r * 4 + 3] *= scale;
+        solve_affine_from_transform(rig->nodes[n].rest, &rest_t);
+        solve_affine_mul(&rest_t, &motion, &local_t);
+        sinew_mat4 m;
+        solve_affine_to_mat4(&local_t, &m);
+        pose[n] = sinew_mat4_decompose(&m);
+        pose[n].rotation = sinew_quat_normalize(pose[n].rotation);
+    }
+}
+
 sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
                               const sinew_model *rig, const uint32_t *nearest,
                               const sinew_solve_options *options, const sinew_allocator *allocator,
@@ -69,10 +99,14 @@ sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
     sinew_vec3 *rest = sinew_alloc(a, V, sizeof(sinew_vec3));
     sinew_mat4 *world = sinew_alloc(a, N ? N : 1, sizeof(sinew_mat4));
     sinew_mat4 *reskin = sinew_alloc(a, J ? J : 1, sizeof(sinew_mat4));
+    int32_t *same = sinew_alloc(a, N ? N : 1, sizeof(int32_t));
+    sinew_transform *follow = sinew_alloc(a, N ? N : 1, sizeof(sinew_transform));
+    sinew_transform *source_pose =
+        sinew_alloc(a, source->node_count ? source->node_count : 1, sizeof(sinew_transform));
     sinew_solver *solver = NULL;
     if (!out->times || !out->poses || !out->skin_matrices || !out->vertex_error ||
         !out->frame_error || !out->vertex_error_sum || !out->vertex_moved_sum || !targets ||
-        !solved || !rest || !world || !reskin) {
+        !solved || !rest || !world || !reskin || !same || !follow || !source_pose) {
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "solve: out of memory");
         goto done;
     }
@@ -82,6 +116,12 @@ sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
     if (!(out->diagonal > 0)) out->diagonal = rig->size.diagonal > 0 ? rig->size.diagonal : 1.0;
     r = sinew_solver_create(rig, options, a, &solver, err);
     if (r != SINEW_OK) goto done;
+    for (uint32_t n = 0; n < N; n++)
+        same[n] = rig->nodes[n].joint >= 0 && rig->nodes[n].name
+                      ? sinew_model_find_node(source, rig->nodes[n].name)
+                      : -1;
+    const double follow_scale =
+        options && options->alignment ? (double)options->alignment->scale : 1.0;
 
     sinew_solve_quality *q = &out->quality;
     double sweeps = 0;
@@ -89,6 +129,8 @@ sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
         r = sinew_solve_targets_aligned(source, clip, &out->times[f], 1, rig, nearest,
                                         options ? options->alignment : NULL, a, targets, err);
         if (r != SINEW_OK) goto done;
+        follow_pose(source, clip, out->times[f], rig, same, follow_scale, source_pose, follow);
+        sinew_solver_set_unweighted(solver, follow);
         sinew_solve_frame_stats st;
         sinew_mat4 *M = &out->skin_matrices[(size_t)f * J];
         r = sinew_solver_frame(solver, targets, M, &st, err);
@@ -128,6 +170,7 @@ sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
                 q->max_error = e / out->diagonal;
                 q->worst_frame = f;
                 q->worst_vertex = i;
+                q->worst_time = out->times[f];
             }
         }
         q->error += frame_sum;
@@ -145,6 +188,9 @@ done:
     sinew_free(a, rest);
     sinew_free(a, world);
     sinew_free(a, reskin);
+    sinew_free(a, same);
+    sinew_free(a, follow);
+    sinew_free(a, source_pose);
     if (r != SINEW_OK) sinew_solve_clip_result_free(out, a);
     return r;
 }

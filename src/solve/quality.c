@@ -13,6 +13,7 @@ void sinew_solve_quality_merge(sinew_solve_quality *total, const sinew_solve_qua
         total->max_error = part->max_error;
         total->worst_frame = part->worst_frame;
         total->worst_vertex = part->worst_vertex;
+        total->worst_time = part->worst_time;
     }
     total->moved += part->moved;
     total->error += part->error;

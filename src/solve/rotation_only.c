@@ -66,28 +66,13 @@ static void pivot_frame(const sinew_solver *s, uint32_t n, solve_affine *P)
     solve_affine_mul(&s->world[s->rig->nodes[n].parent], &T, P);
 }
 
-/* world_n for a node that is not a weighted joint: its parent's world times its local. */
-static void follow_parent(sinew_solver *s, uint32_t n, int32_t j)
-{
-    const int32_t parent = s->rig->nodes[n].parent;
-    const solve_affine *local = j >= 0 ? &s->rest_local[n] : &s->file_local[n];
-    if (parent >= 0) {
-        solve_affine_mul(&s->world[parent], local, &s->world[n]);
-    } else {
-        s->world[n] = *local;
-        for (int r = 0; r < 3; r++)
-            s->world[n].m[r * 4 + 3] -= s->centre[r];
-    }
-    if (j >= 0) solve_affine_mul(&s->world[n], &s->ibm[j], &s->cur[j]);
-}
-
 void solve_rotation_only_project(sinew_solver *s)
 {
     const sinew_model *rig = s->rig;
     for (uint32_t n = 0; n < s->node_count; n++) {
         const int32_t j = s->node_joint[n];
         if (j < 0 || s->kind[j] == SOLVE_JOINT_EMPTY) {
-            follow_parent(s, n, j);
+            solve_follow_parent(s, n, j);
             continue;
         }
         if (s->kind[j] == SOLVE_JOINT_FREE) {
@@ -188,7 +173,7 @@ static void sweep_hierarchical(sinew_solver *s)
     for (uint32_t n = 0; n < s->node_count; n++) {
         const int32_t j = s->node_joint[n];
         if (j < 0 || s->kind[j] == SOLVE_JOINT_EMPTY) {
-            follow_parent(s, n, j);
+            solve_follow_parent(s, n, j);
             continue;
         }
         double aq[9], wa[3], wq[3], ww, S[9], q[4], R[9];
@@ -257,7 +242,7 @@ static void sweep_detached(sinew_solver *s)
     for (uint32_t n = 0; n < s->node_count; n++) {
         const int32_t j = s->node_joint[n];
         if (j < 0 || s->kind[j] == SOLVE_JOINT_EMPTY) {
-            follow_parent(s, n, j);
+            solve_follow_parent(s, n, j);
             continue;
         }
         solve_bone_residual(s, (uint32_t)j, A);

@@ -79,6 +79,8 @@ struct sinew_solver {
     solve_affine *ibm;        /* joint_count: IBM_j */
     solve_affine *file_local; /* node_count: the file's TRS */
     solve_affine *rest_local; /* node_count: rest TRS */
+    solve_affine *empty_local; /* node_count: the local TRS of EMPTY joints this frame (rest
+                                  unless sinew_solver_set_unweighted says otherwise) */
     /* rotation-only: for every weighted joint the weighted joints of its subtree (CSR, itself
      * first) and a joint_count^2 membership table */
     uint32_t *sub_start;
@@ -149,6 +151,15 @@ void solve_fit_free(const double A[12], const double U[16], double sigma, const 
  * diagonal of those positions (0 on allocation failure). `out` may be NULL. */
 double solve_rest_skin(const sinew_model *rig, const sinew_allocator *alloc, sinew_vec3 *out);
 
+/* played.c: the clip sinew_solve_write_clip writes for `res` (one source of truth for what is
+ * written and what is measured as played): per joint node, LINEAR translation and rotation
+ * keys at res->times, and scale keys when a frame's scale differs from the node's own. The
+ * channels' times are res->times (borrowed); the rest is allocated through `alloc` and freed
+ * by solve_written_clip_free. */
+sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_result *res,
+                                const sinew_allocator *alloc, sinew_clip *out, sinew_error *err);
+void solve_written_clip_free(sinew_clip *clip, const sinew_allocator *alloc);
+
 /* rotation_only.c: subtree lists (at create), the projection of a cold start onto the
  * rest joint translations, and one parent-to-child sweep. */
 sinew_result solve_rotation_only_prepare(sinew_solver *s, sinew_error *err);
@@ -159,5 +170,9 @@ double solve_sweep_rotation_only(sinew_solver *s, double error_before);
 /* Recomputes world (minus centre) for every node from cur (free joints) and the file/rest
  * locals; EMPTY joints get M from their parent. */
 void solve_update_empty_joints(sinew_solver *s);
+/* world_n (minus centre) of a node that is not a weighted joint: its parent's world times its
+ * local (the file's for a non-joint, empty_local for an EMPTY joint j >= 0, whose cur[j] is set
+ * from it). Parents must be done first. */
+void solve_follow_parent(sinew_solver *s, uint32_t n, int32_t j);
 
 #endif

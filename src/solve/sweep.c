@@ -46,24 +46,41 @@ void solve_fit_free(const double A[12], const double U[16], double sigma, const 
     }
 }
 
+void solve_follow_parent(sinew_solver *s, uint32_t n, int32_t j)
+{
+    const int32_t parent = s->rig->nodes[n].parent;
+    const solve_affine *local = j >= 0 ? &s->empty_local[n] : &s->file_local[n];
+    if (parent >= 0) {
+        solve_affine_mul(&s->world[parent], local, &s->world[n]);
+    } else {
+        s->world[n] = *local;
+        for (int r = 0; r < 3; r++)
+            s->world[n].m[r * 4 + 3] -= s->centre[r];
+    }
+    if (j >= 0) solve_affine_mul(&s->world[n], &s->ibm[j], &s->cur[j]);
+}
+
 void solve_update_empty_joints(sinew_solver *s)
 {
-    const sinew_model *rig = s->rig;
     for (uint32_t n = 0; n < s->node_count; n++) {
-        const int32_t j = s->node_joint[n], parent = rig->nodes[n].parent;
-        if (j >= 0 && s->kind[j] != SOLVE_JOINT_EMPTY) {
+        const int32_t j = s->node_joint[n];
+        if (j >= 0 && s->kind[j] != SOLVE_JOINT_EMPTY)
             solve_affine_mul(&s->cur[j], &s->bind[j], &s->world[n]);
-            continue;
-        }
-        const solve_affine *local = j >= 0 ? &s->rest_local[n] : &s->file_local[n];
-        if (parent >= 0) {
-            solve_affine_mul(&s->world[parent], local, &s->world[n]);
-        } else {
-            s->world[n] = *local;
-            for (int r = 0; r < 3; r++)
-                s->world[n].m[r * 4 + 3] -= s->centre[r];
-        }
-        if (j >= 0) solve_affine_mul(&s->world[n], &s->ibm[j], &s->cur[j]);
+        else
+            solve_follow_parent(s, n, j);
+    }
+}
+
+void sinew_solver_set_unweighted(sinew_solver *s, const sinew_transform *pose)
+{
+    if (!s) return;
+    for (uint32_t n = 0; n < s->node_count; n++) {
+        const int32_t j = s->node_joint[n];
+        if (j < 0 || s->kind[j] != SOLVE_JOINT_EMPTY) continue;
+        if (pose)
+            solve_affine_from_transform(pose[n], &s->empty_local[n]);
+        else
+            s->empty_local[n] = s->rest_local[n];
     }
 }
 
@@ -71,12 +88,13 @@ void sinew_solver_free(sinew_solver *s)
 {
     if (!s) return;
     const sinew_allocator a = s->alloc;
-    void *blocks[] = {
-        s->constraints, s->entry_start, s->entry_vertex, s->entry_weight, s->pairs, s->nbr_start,
-        s->nbr_joint,   s->nbr_pair,    s->self_pair,    s->init_uut,     s->kind,  s->node_joint,
-        s->bind,        s->ibm,         s->file_local,   s->rest_local,   s->vut,   s->cur,
-        s->world,       s->scratch,     s->local_rot,    s->order,        s->scale, s->hist,
-        s->sub_start,   s->sub_joint,   s->in_sub};
+    void *blocks[] = {s->constraints, s->entry_start, s->entry_vertex, s->entry_weight,
+                      s->pairs,       s->nbr_start,   s->nbr_joint,    s->nbr_pair,
+                      s->self_pair,   s->init_uut,    s->kind,         s->node_joint,
+                      s->bind,        s->ibm,         s->file_local,   s->rest_local,
+                      s->empty_local, s->vut,         s->cur,          s->world,
+                      s->scratch,     s->local_rot,   s->order,        s->scale,
+                      s->hist,        s->sub_start,   s->sub_joint,    s->in_sub};
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
         sinew_free(&a, blocks[i]);
     sinew_free(&a, s);
@@ -119,6 +137,7 @@ sinew_result sinew_solver_create(const sinew_model *rig, const sinew_solve_optio
     s->ibm = sinew_alloc(a, J, sizeof(solve_affine));
     s->file_local = sinew_alloc(a, N, sizeof(solve_affine));
     s->rest_local = sinew_alloc(a, N, sizeof(solve_affine));
+    s->empty_local = sinew_alloc(a, N, sizeof(solve_affine));
     s->vut = sinew_alloc(a, (size_t)J * 12, sizeof(double));
     s->cur = sinew_alloc(a, J, sizeof(solve_affine));
     s->world = sinew_alloc(a, N, sizeof(solve_affine));
@@ -128,8 +147,8 @@ sinew_result sinew_solver_create(const sinew_model *rig, const sinew_solve_optio
     s->scale = sinew_alloc(a, J, sizeof(double));
     s->hist = sinew_alloc(a, (size_t)J * 2, sizeof(solve_affine));
     if (!s->scale || !s->hist || !s->kind || !s->node_joint || !s->bind || !s->ibm ||
-        !s->file_local || !s->rest_local || !s->vut || !s->cur || !s->world || !s->scratch ||
-        !s->local_rot || !s->order) {
+        !s->file_local || !s->rest_local || !s->empty_local || !s->vut || !s->cur || !s->world ||
+        !s->scratch || !s->local_rot || !s->order) {
         sinew_solver_free(s);
         return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "solve: out of memory");
     }
@@ -144,6 +163,7 @@ sinew_result sinew_solver_create(const sinew_model *rig, const sinew_solve_optio
         }
         solve_affine_from_transform(node->local, &s->file_local[n]);
         solve_affine_from_transform(node->rest, &s->rest_local[n]);
+        s->empty_local[n] = s->rest_local[n];
     }
     uint32_t ordered = 0;
     for (uint32_t n = 0; n < N; n++)

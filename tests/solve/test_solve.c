@@ -102,6 +102,152 @@ static void test_control(void **state)
     sinew_model_free(m);
 }
 
+/* Quality as played sees what the solve's frames do not: solved at 4 frames per second, the
+ * control run is exact at its frames, but a player interpolating its keys misses the source's
+ * 24 keys per second between them. At every frame of a full-rate solve the two agree. */
+static void test_played_between_frames(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *m = fixture_creature(&p);
+    sinew_solve_options opt = {0};
+    opt.frame_rate = 4;
+    sinew_solve_clip_result coarse, full;
+    solve_or_fail(m, m, NULL, &opt, &coarse);
+    solve_or_fail(m, m, NULL, NULL, &full);
+    sinew_solve_quality played_coarse, played_full;
+    sinew_error err = {0};
+    assert_int_equal(sinew_solve_quality_played(m, &m->clips[0], m, NULL, &opt, &coarse, NULL,
+                                                &played_coarse, NULL, &err),
+                     SINEW_OK);
+    float *vertex_error = malloc(m->mesh.vertex_count * sizeof *vertex_error);
+    assert_int_equal(sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &full, NULL,
+                                                &played_full, vertex_error, &err),
+                     SINEW_OK);
+    fprintf(stderr,
+            "4 fps solve: Q at its %u frames %.4f%%, as played %.4f%% (max %.3f%% at %.3f s); "
+            "full rate: %.4f%% at frames, %.4f%% as played\n",
+            coarse.frame_count, 100 * coarse.quality.q, 100 * played_coarse.q,
+            100 * played_coarse.max_error, (double)played_coarse.worst_time, 100 * full.quality.q,
+            100 * played_full.q);
+    /* samples: the 25 source keys (the 4 fps frames fall on them) and the 24 midpoints */
+    assert_int_equal(played_coarse.samples, (uint64_t)(2 * p.keys - 1) * m->mesh.vertex_count);
+    assert_true(coarse.quality.q >= 0.998);
+    assert_true(played_coarse.q < coarse.quality.q - 0.01);
+    assert_true(played_full.q >= 0.998);
+    assert_true(played_full.max_error <= 1e-3);
+    float worst = 0;
+    for (uint32_t v = 0; v < m->mesh.vertex_count; v++)
+        if (vertex_error[v] > worst) worst = vertex_error[v];
+    assert_true(fabs(worst / full.diagonal - played_full.max_error) <= 1e-6);
+    free(vertex_error);
+    sinew_solve_clip_result_free(&coarse, NULL);
+    sinew_solve_clip_result_free(&full, NULL);
+    sinew_model_free(m);
+}
+
+/* Largest rotation between consecutive keys of node n's rotation channel in `clip`, radians
+ * (0 when the clip does not turn it). */
+static float max_key_step(const sinew_clip *clip, int32_t n)
+{
+    float worst = 0;
+    for (uint32_t c = 0; c < clip->channel_count; c++) {
+        const sinew_channel *ch = &clip->channels[c];
+        if (ch->node != n || ch->path != SINEW_PATH_ROTATION) continue;
+        for (uint32_t k = 1; k < ch->key_count; k++) {
+            sinew_quat a, b;
+            memcpy(&a, &ch->values[(k - 1) * 4], sizeof a);
+            memcpy(&b, &ch->values[k * 4], sizeof b);
+            const float step = sinew_quat_angle(sinew_quat_mul(sinew_quat_conjugate(a), b));
+            if (step > worst) worst = step;
+        }
+    }
+    return worst;
+}
+
+/* The procedural creature with its "Armature" root made a skin joint that no vertex is
+ * weighted to (as exporters leave a root bone), and a clip that swings it by up to
+ * `swing` radians about the vertical and moves it, under the hips' own motion. */
+static sinew_model *unweighted_root_creature(float swing)
+{
+    fixture_params p = fixture_default();
+    sinew_model *m = fixture_creature(&p);
+    const uint32_t J = m->skin.joint_count;
+    m->skin.joints = sinew_realloc(NULL, m->skin.joints, J, J + 1, sizeof(sinew_joint));
+    assert_non_null(m->skin.joints);
+    sinew_mat4 w0 = sinew_mat4_from_transform(m->nodes[0].local);
+    m->skin.joints[J].node = 0;
+    assert_true(sinew_mat4_invert_affine(&w0, &m->skin.joints[J].inverse_bind));
+    m->skin.joint_count = J + 1;
+    m->nodes[0].joint = (int32_t)J;
+    sinew_clip *clip = &m->clips[0];
+    const uint32_t C = clip->channel_count, K = clip->channels[0].key_count;
+    clip->channels = sinew_realloc(NULL, clip->channels, C, C + 2, sizeof(sinew_channel));
+    assert_non_null(clip->channels);
+    clip->channel_count = C + 2;
+    for (uint32_t c = C; c < C + 2; c++) {
+        sinew_channel *ch = &clip->channels[c];
+        const uint32_t comps = c == C ? 4 : 3;
+        ch->node = 0;
+        ch->path = c == C ? SINEW_PATH_ROTATION : SINEW_PATH_TRANSLATION;
+        ch->interpolation = SINEW_INTERP_LINEAR;
+        ch->key_count = K;
+        ch->times = sinew_alloc(NULL, K, sizeof(float));
+        ch->values = sinew_alloc(NULL, (size_t)K * comps, sizeof(float));
+        assert_true(ch->times && ch->values);
+        for (uint32_t k = 0; k < K; k++) {
+            const float t = clip->channels[0].times[k], x = 6.2831853f * t / clip->duration;
+            ch->times[k] = t;
+            if (c == C) {
+                const sinew_quat q = sinew_quat_mul(
+                    m->nodes[0].local.rotation,
+                    sinew_quat_from_axis_angle(sinew_vec3_make(0, 1, 0), swing * sinf(x)));
+                memcpy(&ch->values[k * 4], &q, sizeof q);
+            } else {
+                ch->values[k * 3 + 0] = 0.3f * sinf(x);
+                ch->values[k * 3 + 1] = 0.1f * sinf(2 * x);
+                ch->values[k * 3 + 2] = 0;
+            }
+        }
+    }
+    assert_int_equal(sinew_model_update_rest(m, NULL), SINEW_OK);
+    sinew_model_update_size(m);
+    return m;
+}
+
+/* A joint the surface does not determine (no weight anywhere: here the root above the hips)
+ * follows the source's joint of the same name: its written track turns no more between keys
+ * than the source's does, and the control run plays the artist's surface between keys too. */
+static void test_unweighted_root(void **state)
+{
+    (void)state;
+    sinew_model *m = unweighted_root_creature(0.9f);
+    const float source_step = max_key_step(&m->clips[0], 0);
+    sinew_solve_clip_result res;
+    solve_or_fail(m, m, NULL, NULL, &res);
+    float solved_step = 0;
+    for (uint32_t f = 1; f < res.frame_count; f++) {
+        const sinew_quat a = res.poses[(size_t)(f - 1) * res.node_count].rotation;
+        const sinew_quat b = res.poses[(size_t)f * res.node_count].rotation;
+        const float step = sinew_quat_angle(sinew_quat_mul(sinew_quat_conjugate(a), b));
+        if (step > solved_step) solved_step = step;
+    }
+    sinew_solve_quality played;
+    sinew_error err = {0};
+    assert_int_equal(
+        sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &res, NULL, &played, NULL, &err),
+        SINEW_OK);
+    fprintf(stderr,
+            "unweighted root: source turns %.4f rad per key at most, solved %.4f; Q at frames "
+            "%.4f%%, as played %.4f%% (max %.2e%%)\n",
+            (double)source_step, (double)solved_step, 100 * res.quality.q, 100 * played.q,
+            100 * played.max_error);
+    assert_true(solved_step <= source_step + 1e-3f);
+    assert_true(played.q >= 0.999);
+    sinew_solve_clip_result_free(&res, NULL);
+    sinew_model_free(m);
+}
+
 /* A coarser rig (tail merged into its first joint) scores below the control and above zero;
  * its rotation-only solve keeps every bone length. */
 static void test_coarser_and_rotation_only(void **state)
@@ -166,13 +312,15 @@ static void test_coarser_and_rotation_only(void **state)
     }
     fprintf(stderr, "free solve: worst bone length change %.2e\n", stretch);
     assert_true(stretch > 1e-4 * rot.diagonal);
-    /* merged joints have no weight: they follow their parent at rest; quaternion signs are
-     * continuous from frame to frame */
+    /* merged joints have no weight: they follow the source's joint of the same name (the
+     * same rest here, so its own track); quaternion signs are continuous from frame to frame */
     const int32_t t5 = sinew_model_find_node(coarse, "Tail5");
-    assert_true(t5 >= 0);
+    assert_true(t5 >= 0 && t5 == sinew_model_find_node(src, "Tail5"));
+    sinew_transform source_pose[FIXTURE_MAX_NODES];
     for (uint32_t f = 0; f < free_res.frame_count; f++) {
         const sinew_quat qr = free_res.poses[(size_t)f * coarse->node_count + t5].rotation;
-        const sinew_quat q0 = coarse->nodes[t5].rest.rotation;
+        sinew_clip_sample(src, &src->clips[0], free_res.times[f], source_pose);
+        const sinew_quat q0 = source_pose[t5].rotation;
         assert_true(fabsf(fabsf(sinew_quat_dot(qr, q0)) - 1.0f) < 1e-5f);
         if (f == 0) continue;
         for (uint32_t n = 0; n < coarse->node_count; n++)
@@ -848,6 +996,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_horn),
         cmocka_unit_test(test_control),
+        cmocka_unit_test(test_played_between_frames),
+        cmocka_unit_test(test_unweighted_root),
         cmocka_unit_test(test_rotation_only_control),
         cmocka_unit_test(test_coarser_and_rotation_only),
         cmocka_unit_test(test_shuffled_and_resolution),

@@ -58,7 +58,10 @@ static void usage(FILE *out)
             "otherwise the run is refused, naming both distances. --report adds an\n"
             "\"alignment\" object.\n\n"
             "Transfer quality Q = 1 - sum|x_solved - x_target| / sum|x_target - x_bind| over\n"
-            "all frames and vertices: the share of the surface's motion the rig reproduces.\n"
+            "all samples and vertices: the share of the surface's motion the rig reproduces.\n"
+            "Q, mean and max are as a glTF player shows the written clip (its keys, linearly\n"
+            "interpolated), sampled at every key time and midway between keys; \"Q frames\" is\n"
+            "Q of the solve at its own frames only.\n"
             "Errors are percentages of the target mesh's bind-space box diagonal.\n\n"
             "exit codes: 0 ok, 1 bad input file (or meshes that do not overlap), 2 bad usage,\n"
             "3 internal error or an output could not be written\n");
@@ -75,16 +78,20 @@ typedef struct clip_run {
     const sinew_clip *clip;
     sinew_solve_clip_result res;  /* the written solve */
     sinew_solve_clip_result free; /* --rotation-only: the free solve beside it */
+    sinew_solve_quality played;   /* res as a player shows the written clip */
+    sinew_solve_quality played_free; /* free, the same way */
+    float *vertex_error; /* res->vertex_count: each vertex's worst error as played, model units */
     int has_free;
     double seconds;
 } clip_run;
 
+/* Q, mean and max as played; Q at the solve's frames beside them. */
 static void print_row(const char *name, const char *mode, const sinew_solve_clip_result *r,
-                      double seconds)
+                      const sinew_solve_quality *played, double seconds)
 {
-    printf("%s %-8s %6u %8.1f %9.3f%% %11.4f %11.4f %9.1f\n", safe_text_pad(name, 20).s, mode,
-           r->frame_count, r->sweeps_per_frame, 100.0 * r->quality.q, 100.0 * r->quality.mean_error,
-           100.0 * r->quality.max_error, seconds * 1e3);
+    printf("%s %-8s %6u %8.1f %9.3f%% %11.4f %11.4f %9.3f%% %9.1f\n", safe_text_pad(name, 20).s,
+           mode, r->frame_count, r->sweeps_per_frame, 100.0 * played->q, 100.0 * played->mean_error,
+           100.0 * played->max_error, 100.0 * r->quality.q, seconds * 1e3);
 }
 
 /* The `count` largest entries of values[n] (indices, descending). */
@@ -118,18 +125,21 @@ static cJSON *json_quality(const sinew_solve_quality *q)
     return o;
 }
 
-static cJSON *json_clip(const sinew_solve_clip_result *r, double seconds)
+/* `played` is r as a player shows it, with each vertex's worst error as played
+ * (`vertex_error`, NULL: r's own at its frames). */
+static cJSON *json_clip(const sinew_solve_clip_result *r, const sinew_solve_quality *played,
+                        const float *vertex_error, double seconds)
 {
     uint32_t idx[WORST_LIST];
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "frames", r->frame_count);
     cJSON_AddNumberToObject(o, "sweeps_per_frame", r->sweeps_per_frame);
     cJSON_AddNumberToObject(o, "max_sweeps", r->max_sweeps);
-    cJSON_AddItemToObject(o, "quality", json_quality(&r->quality));
+    cJSON_AddItemToObject(o, "quality", json_quality(played));
+    cJSON_AddItemToObject(o, "quality_at_frames", json_quality(&r->quality));
     cJSON *worst = cJSON_AddObjectToObject(o, "worst");
-    cJSON_AddNumberToObject(worst, "frame", r->quality.worst_frame);
-    cJSON_AddNumberToObject(worst, "time", r->times[r->quality.worst_frame]);
-    cJSON_AddNumberToObject(worst, "vertex", r->quality.worst_vertex);
+    cJSON_AddNumberToObject(worst, "time", played->worst_time);
+    cJSON_AddNumberToObject(worst, "vertex", played->worst_vertex);
     cJSON *frames = cJSON_AddArrayToObject(o, "worst_frames");
     uint32_t n = top_indices(r->frame_error, r->frame_count, idx, WORST_LIST);
     for (uint32_t i = 0; i < n; i++) {
@@ -140,11 +150,12 @@ static cJSON *json_clip(const sinew_solve_clip_result *r, double seconds)
         cJSON_AddItemToArray(frames, e);
     }
     cJSON *vertices = cJSON_AddArrayToObject(o, "worst_vertices");
-    n = top_indices(r->vertex_error, r->vertex_count, idx, WORST_LIST);
+    if (!vertex_error) vertex_error = r->vertex_error;
+    n = top_indices(vertex_error, r->vertex_count, idx, WORST_LIST);
     for (uint32_t i = 0; i < n; i++) {
         cJSON *e = cJSON_CreateObject();
         cJSON_AddNumberToObject(e, "vertex", idx[i]);
-        cJSON_AddNumberToObject(e, "max_error_pct", 100.0 * r->vertex_error[idx[i]] / r->diagonal);
+        cJSON_AddNumberToObject(e, "max_error_pct", 100.0 * vertex_error[idx[i]] / r->diagonal);
         cJSON_AddItemToArray(vertices, e);
     }
     cJSON_AddNumberToObject(o, "reskin_mismatch_pct", 100.0 * r->reskin_mismatch / r->diagonal);
@@ -165,8 +176,10 @@ static char *report_text(const char *source, const char *target, int control, in
     cJSON_AddStringToObject(root, "mode", rotation_only ? "rotation-only" : "free");
     cJSON_AddStringToObject(root, "q_definition",
                             "1 - sum |x_solved - x_target| / sum |x_target - x_bind| over all "
-                            "frames and target vertices; errors in % of the target's bind-space "
-                            "diagonal");
+                            "samples and target vertices; errors in % of the target's bind-space "
+                            "diagonal. quality: as a glTF player shows the written clip, sampled "
+                            "at every key time of the source and solved clips and midway between "
+                            "them; quality_at_frames: the solve at its own frames");
     cJSON_AddNumberToObject(root, "diagonal", runs && nruns ? runs[0].res.diagonal : 0.0);
     cJSON *corr = cJSON_AddObjectToObject(root, "correspondence");
     cJSON_AddBoolToObject(corr, "identity", cs->identity);
@@ -204,8 +217,12 @@ static char *report_text(const char *source, const char *target, int control, in
     for (uint32_t i = 0; i < nruns; i++) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", runs[i].clip->name);
-        cJSON_AddItemToObject(o, "solve", json_clip(&runs[i].res, runs[i].seconds));
-        if (runs[i].has_free) cJSON_AddItemToObject(o, "free_solve", json_clip(&runs[i].free, 0));
+        cJSON_AddItemToObject(
+            o, "solve",
+            json_clip(&runs[i].res, &runs[i].played, runs[i].vertex_error, runs[i].seconds));
+        if (runs[i].has_free)
+            cJSON_AddItemToObject(o, "free_solve",
+                                  json_clip(&runs[i].free, &runs[i].played_free, NULL, 0));
         cJSON_AddItemToArray(clips, o);
     }
     cJSON_AddItemToObject(root, "overall", json_quality(all));
@@ -421,8 +438,8 @@ int cmd_solve(int argc, char **argv)
     else if (!cs.identity)
         printf("correspondence: mean nearest %.4f%%, max %.4f%% of the diagonal\n",
                100.0 * cs.mean_distance / diag, 100.0 * cs.max_distance / diag);
-    printf("%-20s %-8s %6s %8s %10s %11s %11s %9s\n", "clip", "solve", "frames", "sweeps/f", "Q",
-           "mean %diag", "max %diag", "time ms");
+    printf("%-20s %-8s %6s %8s %10s %11s %11s %10s %9s\n", "clip", "solve", "frames", "sweeps/f",
+           "Q", "mean %diag", "max %diag", "Q frames", "time ms");
     sinew_solve_quality all, all_free;
     memset(&all, 0, sizeof all);
     memset(&all_free, 0, sizeof all_free);
@@ -440,17 +457,31 @@ int cmd_solve(int argc, char **argv)
             printf("%s: more than %u key times: resampled at %g per second (%u frames)\n",
                    safe_text(chosen[c]->name).s, run->res.plan.key_times - 1,
                    (double)run->res.plan.rate, run->res.frame_count);
-        print_row(chosen[c]->name, rotation_only ? "rot-only" : "free", &run->res, run->seconds);
-        sinew_solve_quality_merge(&all, &run->res.quality);
+        run->vertex_error = malloc((size_t)rig->mesh.vertex_count * sizeof(float) + 1);
+        if (!run->vertex_error) {
+            cli_error(CMD, "out of memory");
+            code = CLI_EXIT_INTERNAL;
+            goto done;
+        }
+        if (sinew_solve_quality_played(src, chosen[c], rig, nearest, &opt, &run->res, NULL,
+                                       &run->played, run->vertex_error, &err)) {
+            code = cli_report(CMD, &err);
+            goto done;
+        }
+        print_row(chosen[c]->name, rotation_only ? "rot-only" : "free", &run->res, &run->played,
+                  run->seconds);
+        sinew_solve_quality_merge(&all, &run->played);
         if (rotation_only) {
             t0 = now_seconds();
-            if (sinew_solve_clip(src, chosen[c], rig, nearest, &free_opt, NULL, &run->free, &err)) {
+            if (sinew_solve_clip(src, chosen[c], rig, nearest, &free_opt, NULL, &run->free, &err) ||
+                sinew_solve_quality_played(src, chosen[c], rig, nearest, &free_opt, &run->free,
+                                           NULL, &run->played_free, NULL, &err)) {
                 code = cli_report(CMD, &err);
                 goto done;
             }
             run->has_free = 1;
-            print_row("", "free", &run->free, now_seconds() - t0);
-            sinew_solve_quality_merge(&all_free, &run->free.quality);
+            print_row("", "free", &run->free, &run->played_free, now_seconds() - t0);
+            sinew_solve_quality_merge(&all_free, &run->played_free);
         }
     }
     printf("overall: Q %.3f%%, mean %.4f%%, max %.4f%% of the diagonal", 100.0 * all.q,
@@ -458,11 +489,10 @@ int cmd_solve(int argc, char **argv)
     if (rotation_only) printf(" (free solve: Q %.3f%%)", 100.0 * all_free.q);
     printf("\n");
     for (uint32_t c = 0; c < nruns; c++) {
-        const sinew_solve_clip_result *r = &runs[c].res;
-        printf("worst in %s: %.4f%% of the diagonal at frame %u (t = %.3f s), vertex %u\n",
-               safe_text(runs[c].clip->name).s, 100.0 * r->quality.max_error,
-               r->quality.worst_frame, (double)r->times[r->quality.worst_frame],
-               r->quality.worst_vertex);
+        const sinew_solve_quality *p = &runs[c].played;
+        printf("worst in %s: %.4f%% of the diagonal at t = %.3f s, vertex %u\n",
+               safe_text(runs[c].clip->name).s, 100.0 * p->max_error, (double)p->worst_time,
+               p->worst_vertex);
     }
 
     /* Outputs: the target with the clips, the heatmap, the report; written together or not at
@@ -495,7 +525,7 @@ int cmd_solve(int argc, char **argv)
         for (uint32_t v = 0; ok && v < V; v++) {
             float worst = 0;
             for (uint32_t c = 0; c < nruns; c++)
-                if (runs[c].res.vertex_error[v] > worst) worst = runs[c].res.vertex_error[v];
+                if (runs[c].vertex_error[v] > worst) worst = runs[c].vertex_error[v];
             sinew_solve_heat_color(worst / (float)runs[0].res.diagonal, &rgba[(size_t)v * 4]);
         }
         for (uint32_t r = 0; ok && r < rig->mesh.range_count; r++) {
@@ -535,6 +565,7 @@ done:
         for (uint32_t c = 0; c < nruns; c++) {
             sinew_solve_clip_result_free(&runs[c].res, NULL);
             sinew_solve_clip_result_free(&runs[c].free, NULL);
+            free(runs[c].vertex_error);
         }
     free(runs);
     free(chosen);
