@@ -1,0 +1,182 @@
+# The Blender add-on (blender/sinew_blender) end to end, headless, in Blender 3.4:
+# enables the add-on from the zip the build makes, imports ../shared/models/notail/Fox.glb
+# (a fox whose rigger gave its tail no bones), puts the rig in a collection of its own and
+# moves it, runs bpy.ops.sinew.rig_appendages(tail=True, bake=True) with the built CLI, and
+# checks that the rig was replaced in place: Tail_1..Tail_End bones, Tail_* vertex groups with
+# weights, the same objects' names, collection, world transform and materials (the original
+# datablocks, no imported copies left), no old objects or orphan data left, keys on the Tail
+# bones in every action, the body posed where it was, and the result card naming the tail.
+# Before that: a missing CLI is a clear error, and tail=False only reports.
+#
+# Usage: blender -b --factory-startup --python-exit-code 1 --python tests/blender/test_addon.py
+#            -- ZIP SINEW   (the add-on zip, the sinew executable)
+# Environment: SINEW_MODELS (the shared models folder). Exit 0 passed, 1 failed, 77 skipped
+# (no models), 2 bad usage.
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import zipfile
+
+import addon_utils
+import bpy
+from mathutils import Matrix
+
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    print(f"{'ok  ' if ok else 'FAIL'} {what}")
+    if not ok:
+        failures += 1
+    return ok
+
+
+def enable_from_zip(zip_path, folder):
+    """Unpacks the add-on zip into `folder` and enables it from there: the zip is what a user
+    installs, and this leaves the user's own add-on folder alone."""
+    with zipfile.ZipFile(zip_path) as z:
+        z.extractall(folder)
+    sys.path.insert(0, folder)
+    module = addon_utils.enable("sinew_blender", default_set=True, handle_error=None)
+    return module is not None
+
+
+def body_pose(armature, bone, frame):
+    """World position of `bone`'s head at `frame` (the body, which sinew must not move)."""
+    bpy.context.scene.frame_set(frame)
+    return armature.matrix_world @ armature.pose.bones[bone].head
+
+
+def tail_weights(mesh):
+    """Number of (vertex, Tail_* group) pairs with a weight above zero."""
+    tail = {g.index for g in mesh.vertex_groups if g.name.startswith("Tail_")}
+    return sum(1 for v in mesh.data.vertices for g in v.groups
+               if g.group in tail and g.weight > 0)
+
+
+def main():
+    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else []
+    if len(argv) != 2:
+        sys.stderr.write("usage: blender -b --factory-startup --python-exit-code 1 --python "
+                         "test_addon.py -- ZIP SINEW\n")
+        sys.exit(2)
+    zip_path, sinew = argv
+    fox = os.path.join(os.environ.get("SINEW_MODELS", ""), "notail", "Fox.glb")
+    if not os.path.isfile(fox):
+        print(f"note: {fox} is absent (SINEW_MODELS): skipping")
+        sys.exit(77)
+    start = time.time()
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    tmp = tempfile.mkdtemp(prefix="sinew_addon_test_")
+    if not check(enable_from_zip(zip_path, tmp), f"the add-on enables from {zip_path}"):
+        sys.exit(1)
+    prefs = bpy.context.preferences.addons["sinew_blender"].preferences
+    check(prefs.cli_path == "", "the CLI preference starts empty")
+
+    import numpy
+    if "bool" not in numpy.__dict__:  # the glTF add-on of Blender 3.4 on numpy >= 1.24
+        numpy.bool = bool
+    bpy.ops.import_scene.gltf(filepath=fox)
+    arm = bpy.data.objects["root"]
+    mesh = bpy.data.objects["fox"]
+    materials = [s.material for s in mesh.material_slots]
+    rig = bpy.data.collections.new("Rig")
+    bpy.context.scene.collection.children.link(rig)
+    for obj in (arm, mesh):
+        for coll in list(obj.users_collection):
+            coll.objects.unlink(obj)
+        rig.objects.link(obj)
+    arm.matrix_world = Matrix.Translation((30, -20, 5)) @ Matrix.Rotation(0.5, 4, 'Z')
+    bpy.context.view_layer.update()
+    world = arm.matrix_world.copy()
+    mesh_world = mesh.matrix_world.copy()
+    active = arm.animation_data.action.name
+    actions = sorted(a.name for a in bpy.data.actions)
+    head_before = body_pose(arm, "b_Head_05", 10)
+    size = max(arm.dimensions) or 1.0
+    bpy.ops.object.select_all(action='DESELECT')
+    arm.select_set(True)
+    bpy.context.view_layer.objects.active = arm
+
+    # No CLI: a clear error, nothing changed.
+    os.environ["SINEW_CLI"] = os.path.join(tmp, "no-such-sinew")
+    try:
+        bpy.ops.sinew.rig_appendages(tail=True, bake=True)
+        check(False, "a missing CLI makes the operator fail")
+    except RuntimeError as e:
+        check("sinew CLI not found" in str(e), f"a missing CLI is a clear error: {e}")
+    os.environ["SINEW_CLI"] = sinew
+
+    # tail=False: the card says what is there, the rig stays as it is.
+    check(bpy.ops.sinew.rig_appendages(tail=False, bake=False) == {'FINISHED'},
+          "tail=False runs")
+    card = json.loads(bpy.context.scene.sinew.last_result)
+    check(not card["applied"] and card["chains"] == 1, "tail=False finds the tail, applies nothing")
+    check(bpy.data.objects.get("root") == arm and "Tail_1" not in arm.data.bones,
+          "tail=False leaves the rig alone")
+
+    t = time.time()
+    result = bpy.ops.sinew.rig_appendages(tail=True, bake=True)
+    print(f"note: the operator took {time.time() - t:.1f} s")
+    check(result == {'FINISHED'}, f"rig_appendages(tail=True, bake=True) finished: {result}")
+
+    arms = [o for o in bpy.data.objects if o.type == 'ARMATURE']
+    meshes = [o for o in bpy.data.objects if o.type == 'MESH']
+    check(len(arms) == 1 and len(meshes) == 1,
+          f"one armature and one mesh left: {[o.name for o in bpy.data.objects]}")
+    arm = bpy.data.objects.get("root")
+    mesh = bpy.data.objects.get("fox")
+    if not check(arm is not None and arm.type == 'ARMATURE' and mesh is not None,
+                 "the new objects keep the names root and fox"):
+        sys.exit(1)
+    check([c.name for c in arm.users_collection] == ["Rig"] and
+          [c.name for c in mesh.users_collection] == ["Rig"], "both stay in the collection Rig")
+    check(all(abs(a - b) < 1e-4 for ra, rb in zip(arm.matrix_world, world) for a, b in zip(ra, rb)),
+          "the armature keeps its world transform")
+    check(all(abs(a - b) < 1e-4 for ra, rb in zip(mesh.matrix_world, mesh_world)
+              for a, b in zip(ra, rb)), "the mesh keeps its world transform")
+    check(mesh.parent == arm and any(m.type == 'ARMATURE' and m.object == arm
+                                     for m in mesh.modifiers), "the mesh is skinned to the new armature")
+    bones = [b.name for b in arm.data.bones if b.name.startswith("Tail_")]
+    check({"Tail_1", "Tail_End"} <= set(bones), f"Tail bones in the armature: {bones}")
+    weights = tail_weights(mesh)
+    check(weights > 100, f"Tail_* vertex groups with weights: {weights} vertex weights")
+    now = [s.material for s in mesh.material_slots]
+    check(now == materials, f"the mesh has the original materials: {[m.name for m in now]}")
+    check(sorted(m.name for m in bpy.data.materials) == sorted(m.name for m in materials),
+          f"no imported copies of materials left: {[m.name for m in bpy.data.materials]}")
+    check(len(bpy.data.meshes) == 1 and len(bpy.data.armatures) == 1,
+          f"no orphan mesh or armature data: {[m.name for m in bpy.data.meshes]} "
+          f"{[a.name for a in bpy.data.armatures]}")
+    check(sorted(a.name for a in bpy.data.actions) == actions,
+          f"the actions keep their names and the old ones are gone: "
+          f"{sorted(a.name for a in bpy.data.actions)}")
+    check(arm.animation_data.action is not None and arm.animation_data.action.name == active,
+          f"the active action is still {active}")
+    for action in bpy.data.actions:
+        keys = [len(fc.keyframe_points) for fc in action.fcurves
+                if 'pose.bones["Tail_1"]' in fc.data_path]
+        check(keys and min(keys) > 1, f"{action.name} has keys on Tail_1: {keys}")
+    head_after = body_pose(arm, "b_Head_05", 10)
+    check((head_after - head_before).length < 1e-3 * size,
+          f"the head is where it was at frame 10: moved {(head_after - head_before).length:.2e}")
+
+    card = json.loads(bpy.context.scene.sinew.last_result)
+    tails = [p for p in card["pieces"] if p["verdict"] == "tail"]
+    check(card["applied"] and card["armature"] == "root", "the card is for root, applied")
+    check(len(tails) == 1 and tails[0]["bones"][0] == "Tail_1" and tails[0]["reason"],
+          f"the card has the tail with its reason: {tails}")
+    check(card["headline"].startswith("tail: Tail_1..Tail_End"), f"headline: {card['headline']}")
+    check(len(card["pieces"]) > 1 and all(p["reason"] for p in card["pieces"]),
+          f"every piece has its reason ({len(card['pieces'])} pieces)")
+    print(f"note: {time.time() - start:.1f} s in all")
+    addon_utils.disable("sinew_blender", default_set=True)
+    shutil.rmtree(tmp, ignore_errors=True)
+    sys.exit(1 if failures else 0)
+
+
+main()
