@@ -104,6 +104,5 @@ class SINEW_OT_rig_appendages(bpy.types.Operator):
             old.restore_names()
             raise
         new_arm = swap.replace_rig(old, created)
-        bpy.ops.object.select_all(action='DESELECT')
-        new_arm.select_set(True)
-        context.view_layer.objects.active = new_arm
+        if new_arm.name in context.view_layer.objects:
+            context.view_layer.objects.active = new_arm

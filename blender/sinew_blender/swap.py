@@ -34,15 +34,31 @@ def skinned_meshes(armature, scene):
 
 
 def export_rig(armature, meshes, path):
-    """Writes the armature, its meshes and every animation to the .glb `path`, Y up."""
+    """Writes the armature, its meshes and every animation to the .glb `path`, Y up.
+
+    The export works on the selection; the user's selection, active object and hidden
+    objects are as they were afterwards.
+    """
     gltf_numpy_compat()
-    bpy.ops.object.select_all(action='DESELECT')
-    for obj in [armature] + meshes:
-        obj.hide_set(False)  # use_selection skips what cannot be selected
-        obj.select_set(True)
-    bpy.context.view_layer.objects.active = armature
-    bpy.ops.export_scene.gltf(filepath=path, export_format='GLB', use_selection=True,
-                              export_animations=True, export_yup=True, export_apply=False)
+    layer = bpy.context.view_layer
+    selected = [o for o in layer.objects if o.select_get()]
+    active = layer.objects.active
+    hidden = [o for o in [armature] + meshes if o.hide_get()]
+    try:
+        bpy.ops.object.select_all(action='DESELECT')
+        for obj in [armature] + meshes:
+            obj.hide_set(False)  # use_selection skips what cannot be selected
+            obj.select_set(True)
+        layer.objects.active = armature
+        bpy.ops.export_scene.gltf(filepath=path, export_format='GLB', use_selection=True,
+                                  export_animations=True, export_yup=True, export_apply=False)
+    finally:
+        bpy.ops.object.select_all(action='DESELECT')
+        for obj in selected:
+            obj.select_set(True)
+        for obj in hidden:
+            obj.hide_set(True)
+        layer.objects.active = active
 
 
 def glb_vertex_count(path):
@@ -126,8 +142,8 @@ class OldRig:
 
 
 def adopt_placement(new, old):
-    """Puts `new` where `old` is: its collections, its parent (and parent bone) and its world
-    transform."""
+    """Puts `new` where `old` is: its collections, its parent (and parent bone), its world
+    transform and whether it is hidden."""
     for coll in list(new.users_collection):
         coll.objects.unlink(new)
     for coll in old.users_collection:
@@ -136,6 +152,13 @@ def adopt_placement(new, old):
     new.parent_type = old.parent_type
     new.parent_bone = old.parent_bone
     new.matrix_world = old.matrix_world.copy()
+    new.hide_render = old.hide_render
+    new.hide_viewport = old.hide_viewport
+    # Hiding and selecting are per view layer: only for an object the active layer shows (its
+    # collection may be excluded).
+    if new.name in bpy.context.view_layer.objects:
+        new.hide_set(old.hide_get())
+        new.select_set(old.select_get())
 
 
 def reassign_materials(new_mesh, old_mesh):

@@ -25,6 +25,7 @@ import bpy
 from mathutils import Matrix
 
 failures = 0
+tmp = ""  # the folder the add-on is unpacked into, removed at the end
 
 
 def check(ok, what):
@@ -43,6 +44,38 @@ def enable_from_zip(zip_path, folder):
     sys.path.insert(0, folder)
     module = addon_utils.enable("sinew_blender", default_set=True, handle_error=None)
     return module is not None
+
+
+class FakeLayout:
+    """Stands in for a panel's layout (there is none without a window) and counts labels."""
+
+    def __init__(self):
+        self.labels = []
+
+    def label(self, text="", icon='NONE'):
+        self.labels.append(text)
+
+    def prop(self, data, name, **kwargs):
+        getattr(data, name)  # a property the panel names must exist
+
+    def operator(self, idname, **kwargs):
+        return type("OperatorProperties", (), {})()
+
+    def column(self, **kwargs):
+        return self
+
+    def box(self):
+        return self
+
+
+def draw_panel():
+    """Draws the sidebar panel into a FakeLayout; returns the number of labels it drew."""
+    panel = bpy.types.SINEW_PT_rig
+    if not check(panel.poll(bpy.context), "the panel shows for the active armature"):
+        return 0
+    layout = FakeLayout()
+    panel.draw(type("Panel", (), {"layout": layout})(), bpy.context)
+    return len(layout.labels)
 
 
 def body_pose(armature, bone, frame):
@@ -71,6 +104,7 @@ def main():
         sys.exit(77)
     start = time.time()
     bpy.ops.wm.read_factory_settings(use_empty=True)
+    global tmp
     tmp = tempfile.mkdtemp(prefix="sinew_addon_test_")
     if not check(enable_from_zip(zip_path, tmp), f"the add-on enables from {zip_path}"):
         sys.exit(1)
@@ -102,22 +136,43 @@ def main():
     arm.select_set(True)
     bpy.context.view_layer.objects.active = arm
 
-    # No CLI: a clear error, nothing changed.
-    os.environ["SINEW_CLI"] = os.path.join(tmp, "no-such-sinew")
-    try:
-        bpy.ops.sinew.rig_appendages(tail=True, bake=True)
-        check(False, "a missing CLI makes the operator fail")
-    except RuntimeError as e:
-        check("sinew CLI not found" in str(e), f"a missing CLI is a clear error: {e}")
-    os.environ["SINEW_CLI"] = sinew
+    # No CLI: a clear error, nothing changed. The preference comes before SINEW_CLI.
+    missing = os.path.join(tmp, "no-such-sinew")
+    for pref, env, where in (("", missing, "SINEW_CLI"), (missing, sinew, "preference")):
+        prefs.cli_path = pref
+        os.environ["SINEW_CLI"] = env
+        try:
+            bpy.ops.sinew.rig_appendages(tail=True, bake=True)
+            check(False, f"a missing CLI ({where}) makes the operator fail")
+        except RuntimeError as e:
+            check("sinew CLI not found" in str(e) and where in str(e),
+                  f"a missing CLI ({where}) is a clear error: {e}")
 
-    # tail=False: the card says what is there, the rig stays as it is.
+    # tail=False, the CLI from the preference: the card says what is there, the rig, the
+    # selection and the active object stay as they were.
+    prefs.cli_path = sinew
+    os.environ.pop("SINEW_CLI")
     check(bpy.ops.sinew.rig_appendages(tail=False, bake=False) == {'FINISHED'},
-          "tail=False runs")
+          "tail=False runs (the CLI from the preference)")
     card = json.loads(bpy.context.scene.sinew.last_result)
     check(not card["applied"] and card["chains"] == 1, "tail=False finds the tail, applies nothing")
     check(bpy.data.objects.get("root") == arm and "Tail_1" not in arm.data.bones,
           "tail=False leaves the rig alone")
+    check(arm.select_get() and not mesh.select_get() and
+          bpy.context.view_layer.objects.active == arm, "the selection is as it was")
+    draw_panel()
+    prefs.cli_path = ""
+    os.environ["SINEW_CLI"] = sinew
+
+    # Spring settings the CLI refuses: its own message is the operator's error.
+    try:
+        bpy.ops.sinew.rig_appendages(tail=True, bake=True, frequency=100, damping=0.01)
+        check(False, "a spring the CLI refuses makes the operator fail")
+    except RuntimeError as e:
+        check("--frequency" in str(e), f"the CLI's refusal is the error: {e}")
+    check(bpy.data.objects.get("root") == arm, "a refused run leaves the rig alone")
+
+    mesh.hide_set(True)  # a hidden mesh is rigged too, and stays hidden
 
     t = time.time()
     result = bpy.ops.sinew.rig_appendages(tail=True, bake=True)
@@ -173,10 +228,22 @@ def main():
     check(card["headline"].startswith("tail: Tail_1..Tail_End"), f"headline: {card['headline']}")
     check(len(card["pieces"]) > 1 and all(p["reason"] for p in card["pieces"]),
           f"every piece has its reason ({len(card['pieces'])} pieces)")
+    check(draw_panel() > len(card["pieces"]), "the panel draws the card, a line per piece")
+    check(mesh.hide_get(), "the hidden mesh stays hidden")
+
+    # Again: the skeleton has a tail now, so nothing is grown and nothing replaced.
+    check(bpy.ops.sinew.rig_appendages(tail=True, bake=True) == {'FINISHED'}, "a second run runs")
+    card = json.loads(bpy.context.scene.sinew.last_result)
+    check(not card["applied"] and card["headline"].startswith("no tail to grow"),
+          f"a second run grows nothing: {card['headline']}")
+    check(bpy.data.objects.get("root") == arm, "a second run leaves the rig alone")
     print(f"note: {time.time() - start:.1f} s in all")
     addon_utils.disable("sinew_blender", default_set=True)
-    shutil.rmtree(tmp, ignore_errors=True)
-    sys.exit(1 if failures else 0)
 
 
-main()
+try:
+    main()
+finally:
+    if tmp:
+        shutil.rmtree(tmp, ignore_errors=True)
+sys.exit(1 if failures else 0)
