@@ -30,8 +30,11 @@ def piece_rows(report):
     return rows
 
 
-def headline(report, rows, applied, bake):
+def headline(report, rows, applied, bake, rebaked=False):
     """One sentence: the tail that was rigged, or why none was (the CLI's own wording)."""
+    if rebaked:
+        return (f"the skeleton already has sinew's tail ({report['rigged_tail']} and its chain): "
+                "its spring motion was baked again into every clip")
     chained = [r for r in rows if "bones" in r]
     if chained:
         parts = []
@@ -67,14 +70,16 @@ def check_line(report):
     return ("check: " + ", ".join(notes)) if notes else ""
 
 
-def make_card(report, armature, applied, bake):
+def make_card(report, armature, applied, bake, rebaked=False):
     """The card for one run on `armature` (an object name). `applied` says whether the rig in
-    the scene was replaced by the CLI's output."""
+    the scene was replaced by the CLI's output; `rebaked`, whether that output came from
+    `sinew bake` on the chain the rig already had."""
     rows = piece_rows(report)
     return {
         "armature": armature,
-        "headline": headline(report, rows, applied, bake),
+        "headline": headline(report, rows, applied, bake, rebaked),
         "applied": applied,
+        "rebaked": rebaked,
         "chains": report.get("chains", 0),
         "pieces": rows,
         "small_protrusions": report.get("small_protrusions", 0),

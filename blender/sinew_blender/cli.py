@@ -38,18 +38,29 @@ def find_cli(preference_path=""):
                      "variable, or put 'sinew' on PATH")
 
 
+def spring_options(frequency, damping, carry):
+    """The CLI's spring options for these settings (Hz, damping ratio, degrees)."""
+    return ["--frequency", f"{frequency:g}", "--damping", f"{damping:g}", "--carry", f"{carry:g}"]
+
+
 def tail_command(cli, src, out, report, bake=True, frequency=FREQUENCY_DEFAULT,
                  damping=DAMPING_DEFAULT, carry=CARRY_DEFAULT):
     """The argument list of `sinew tail SRC -o OUT --report REPORT` with the spring options."""
-    args = [cli, "tail", src, "-o", out, "--report", report,
-            "--frequency", f"{frequency:g}", "--damping", f"{damping:g}", "--carry", f"{carry:g}"]
+    args = [cli, "tail", src, "-o", out, "--report", report]
+    args += spring_options(frequency, damping, carry)
     if not bake:
         args.append("--no-bake")
     return args
 
 
-def run(args, report):
-    """Runs the CLI and returns its report (a dict) and what it printed.
+def bake_command(cli, src, out, frequency=FREQUENCY_DEFAULT, damping=DAMPING_DEFAULT,
+                 carry=CARRY_DEFAULT):
+    """The argument list of `sinew bake SRC -o OUT` with the spring options."""
+    return [cli, "bake", src, "-o", out] + spring_options(frequency, damping, carry)
+
+
+def run(args):
+    """Runs the CLI and returns what it printed.
 
     The CLI explains every refusal on stderr (a bad option, a file it cannot read), so that
     text, not the exit code, is what the user sees when it fails.
@@ -62,8 +73,19 @@ def run(args, report):
         message = (done.stderr or done.stdout).strip().splitlines()
         raise SinewError(message[0] if message else
                          f"{os.path.basename(args[0])} {args[1]} failed (exit {done.returncode})")
+    return done.stdout
+
+
+def read_report(path):
+    """The JSON report `sinew tail --report` wrote, as a dict."""
     try:
-        with open(report, encoding="utf-8") as f:
-            return json.load(f), done.stdout
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
     except (OSError, ValueError) as e:
         raise SinewError(f"sinew wrote no readable report: {e}") from e
+
+
+def own_chain(report):
+    """Whether the tail the skeleton already has is a chain sinew made (Tail_1..Tail_K), the
+    one `sinew bake` can bake again."""
+    return report.get("rigged_tail", "").startswith("Tail_")

@@ -81,13 +81,19 @@ class SINEW_OT_rig_appendages(bpy.types.Operator):
             args = cli.tail_command(path, src, out, report_path, bake=self.bake,
                                     frequency=self.frequency, damping=self.damping,
                                     carry=self.carry)
-            report, _ = cli.run(args, report_path)
+            cli.run(args)
+            report = cli.read_report(report_path)
             # Nothing to put back when no chain was grown (the CLI then writes a copy), or when
-            # the user only asked what is there.
+            # the user only asked what is there; but a chain sinew grew before is baked again,
+            # so that a second run with other spring settings shows them.
             apply = self.tail and report.get("chains", 0) > 0
-            if apply:
+            rebake = self.tail and self.bake and not apply and cli.own_chain(report)
+            if rebake:
+                cli.run(cli.bake_command(path, src, out, frequency=self.frequency,
+                                         damping=self.damping, carry=self.carry))
+            if apply or rebake:
                 self.put_back(context, armature, meshes, src, out)
-        return card.make_card(report, name, apply, self.bake)
+        return card.make_card(report, name, apply or rebake, self.bake, rebaked=rebake)
 
     @staticmethod
     def put_back(context, armature, meshes, src, out):

@@ -84,6 +84,12 @@ def body_pose(armature, bone, frame):
     return armature.matrix_world @ armature.pose.bones[bone].head
 
 
+def tail_keys(action):
+    """The values of Tail_1's rotation keys in `action`, per fcurve (what sinew bakes)."""
+    return [[round(k.co[1], 5) for k in fc.keyframe_points] for fc in action.fcurves
+            if fc.data_path == 'pose.bones["Tail_1"].rotation_quaternion']
+
+
 def tail_weights(mesh):
     """Number of (vertex, Tail_* group) pairs with a weight above zero."""
     tail = {g.index for g in mesh.vertex_groups if g.name.startswith("Tail_")}
@@ -231,12 +237,30 @@ def main():
     check(draw_panel() > len(card["pieces"]), "the panel draws the card, a line per piece")
     check(mesh.hide_get(), "the hidden mesh stays hidden")
 
-    # Again: the skeleton has a tail now, so nothing is grown and nothing replaced.
-    check(bpy.ops.sinew.rig_appendages(tail=True, bake=True) == {'FINISHED'}, "a second run runs")
+    # Again: the skeleton has sinew's tail now, so nothing is grown; without Bake nothing is
+    # replaced, with Bake the chain is baked again with the new spring settings.
+    check(bpy.ops.sinew.rig_appendages(tail=True, bake=False) == {'FINISHED'}, "a second run runs")
     card = json.loads(bpy.context.scene.sinew.last_result)
     check(not card["applied"] and card["headline"].startswith("no tail to grow"),
           f"a second run grows nothing: {card['headline']}")
-    check(bpy.data.objects.get("root") == arm, "a second run leaves the rig alone")
+    check(bpy.data.objects.get("root") == arm, "a second run without Bake leaves the rig alone")
+    walk_keys = tail_keys(bpy.data.actions["Walk_root"])
+    check(bpy.ops.sinew.rig_appendages(tail=True, bake=True, frequency=2.0) == {'FINISHED'},
+          "a third run (Bake, 2 Hz) runs")
+    card = json.loads(bpy.context.scene.sinew.last_result)
+    arm = bpy.data.objects.get("root")
+    mesh = bpy.data.objects.get("fox")
+    check(card["applied"] and card["rebaked"], f"the third run bakes again: {card['headline']}")
+    check(arm is not None and sorted(b.name for b in arm.data.bones if b.name.startswith("Tail_"))
+          == sorted(bones), "the same Tail bones, once")
+    check(mesh is not None and [s.material for s in mesh.material_slots] == materials,
+          "the original materials again")
+    rebaked = tail_keys(bpy.data.actions["Walk_root"])
+    check(len(rebaked) == len(walk_keys) and rebaked != walk_keys,
+          f"Walk's Tail_1 keys changed with the spring: {[len(k) for k in walk_keys]} -> "
+          f"{[len(k) for k in rebaked]}, {walk_keys[0][:4]} -> {rebaked[0][:4]}")
+    check(len(bpy.data.objects) == 2 and len(bpy.data.actions) == len(actions),
+          "nothing left over from the third run")
     print(f"note: {time.time() - start:.1f} s in all")
     addon_utils.disable("sinew_blender", default_set=True)
 
