@@ -93,11 +93,24 @@ def created_since(before):
 
 
 def import_rig(path, merge_vertices):
-    """Imports a .glb and returns the datablocks it created, per kind."""
+    """Imports a .glb and returns the datablocks it created, per kind. An import that fails
+    leaves no objects behind."""
     gltf_numpy_compat()
     before = snapshot()
-    bpy.ops.import_scene.gltf(filepath=path, merge_vertices=merge_vertices)
+    try:
+        bpy.ops.import_scene.gltf(filepath=path, merge_vertices=merge_vertices)
+    except Exception:
+        discard(created_since(before))
+        raise
     return created_since(before)
+
+
+def discard(created):
+    """Removes the objects of an import (created_since) and the data only they used."""
+    for obj in created["objects"]:
+        bpy.data.objects.remove(obj, do_unlink=True)
+    for kind in ("meshes", "armatures", "actions", "materials", "textures", "images"):
+        remove_orphans(created[kind], getattr(bpy.data, kind))
 
 
 def base_name(name):
@@ -189,6 +202,8 @@ def replace_rig(old, created):
     armature object."""
     armatures = [o for o in created["objects"] if o.type == 'ARMATURE']
     if len(armatures) != 1:
+        discard(created)
+        old.restore_names()
         raise RuntimeError(f"the CLI's output imported {len(armatures)} armatures, not one")
     new_arm = armatures[0]
     new_meshes = {o.name: o for o in created["objects"] if o.type == 'MESH'}

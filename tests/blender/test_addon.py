@@ -84,6 +84,11 @@ def body_pose(armature, bone, frame):
     return armature.matrix_world @ armature.pose.bones[bone].head
 
 
+def same_matrix(a, b):
+    """Whether two 4x4 matrices agree to float32 rounding of a round trip."""
+    return all(abs(x - y) < 1e-4 for ra, rb in zip(a, b) for x, y in zip(ra, rb))
+
+
 def tail_keys(action):
     """The values of Tail_1's rotation keys in `action`, per fcurve (what sinew bakes)."""
     return [[round(k.co[1], 5) for k in fc.keyframe_points] for fc in action.fcurves
@@ -196,12 +201,11 @@ def main():
         sys.exit(1)
     check([c.name for c in arm.users_collection] == ["Rig"] and
           [c.name for c in mesh.users_collection] == ["Rig"], "both stay in the collection Rig")
-    check(all(abs(a - b) < 1e-4 for ra, rb in zip(arm.matrix_world, world) for a, b in zip(ra, rb)),
-          "the armature keeps its world transform")
-    check(all(abs(a - b) < 1e-4 for ra, rb in zip(mesh.matrix_world, mesh_world)
-              for a, b in zip(ra, rb)), "the mesh keeps its world transform")
+    check(same_matrix(arm.matrix_world, world), "the armature keeps its world transform")
+    check(same_matrix(mesh.matrix_world, mesh_world), "the mesh keeps its world transform")
     check(mesh.parent == arm and any(m.type == 'ARMATURE' and m.object == arm
-                                     for m in mesh.modifiers), "the mesh is skinned to the new armature")
+                                     for m in mesh.modifiers),
+          "the mesh is skinned to the new armature")
     bones = [b.name for b in arm.data.bones if b.name.startswith("Tail_")]
     check({"Tail_1", "Tail_End"} <= set(bones), f"Tail bones in the armature: {bones}")
     weights = tail_weights(mesh)
