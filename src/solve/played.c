@@ -98,10 +98,10 @@ static uint32_t merge_times(const float *a, uint32_t na, const float *b, uint32_
     return n;
 }
 
-/* The sample times: every key time of the source clip and of the written clip (merged), and
- * SAMPLES_PER_INTERVAL - 1 evenly spaced times inside each interval between them. `scratch`
- * holds 2 * (K + F) floats and `times` SAMPLES_PER_INTERVAL * (K + F), K the source's distinct
- * key times and F the result's frames; returns the count written. */
+/* The sample times: the source clip's first K distinct key times (all of them, or none for a
+ * resampled clip) and the written clip's, merged, and SAMPLES_PER_INTERVAL - 1 evenly spaced
+ * times inside each interval between them. `scratch` holds 2 * (K + F) floats and `times`
+ * SAMPLES_PER_INTERVAL * (K + F), F the result's frames; returns the count written. */
 static uint32_t played_times(const sinew_clip *clip, const sinew_solve_clip_result *result,
                              uint32_t K, float *scratch, float *times)
 {
@@ -134,7 +134,10 @@ sinew_result sinew_solve_quality_played(const sinew_model *source, const sinew_c
     if (allocator) alloc = *allocator;
     const sinew_allocator *a = &alloc;
     const uint32_t N = rig->node_count, J = rig->skin.joint_count, V = rig->mesh.vertex_count;
-    const uint32_t K = sinew_solve_frame_times(clip, 0, NULL, 0), F = result->frame_count;
+    /* A clip the solve resampled has more key times than any solve may visit: it is measured
+     * at the written keys and between them, not at each of its own keys as well. */
+    const uint32_t K = result->plan.resampled ? 0 : sinew_solve_frame_times(clip, 0, NULL, 0);
+    const uint32_t F = result->frame_count;
     float *scratch = sinew_alloc(a, (size_t)(K + F) * 2, sizeof(float));
     float *times = sinew_alloc(a, (size_t)(K + F) * SAMPLES_PER_INTERVAL, sizeof(float));
     uint32_t S = 0;
