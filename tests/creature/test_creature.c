@@ -389,6 +389,34 @@ static void test_weights_normalised(void **state)
     }
 }
 
+/* A clip of LINEAR keys at 30 fps that ends where it starts, bit for bit (the first and last
+ * keys equal, the poses at 0 and at the duration equal), and moves: some joint turns by more
+ * than 5 degrees during it. p0 and p1 are node_count poses of scratch. */
+static void assert_clip_loops_and_moves(const sinew_model *m, const sinew_clip *clip,
+                                        sinew_transform *p0, sinew_transform *p1)
+{
+    for (uint32_t i = 0; i < clip->channel_count; i++) {
+        const sinew_channel *ch = &clip->channels[i];
+        uint32_t comps = ch->path == SINEW_PATH_ROTATION ? 4 : 3;
+        assert_int_equal(ch->interpolation, SINEW_INTERP_LINEAR);
+        assert_float_equal(ch->times[1] - ch->times[0], 1.0f / 30.0f, 1e-6f);
+        assert_float_equal(ch->times[ch->key_count - 1], clip->duration, 1e-6f);
+        assert_memory_equal(ch->values, &ch->values[(ch->key_count - 1) * comps],
+                            comps * sizeof(float));
+    }
+    sinew_clip_sample(m, clip, 0.0f, p0);
+    sinew_clip_sample(m, clip, clip->duration, p1);
+    assert_memory_equal(p0, p1, m->node_count * sizeof *p0);
+    float most = 0;
+    for (int f = 1; f < 8; f++) {
+        sinew_clip_sample(m, clip, clip->duration * (float)f / 8.0f, p1);
+        for (uint32_t n = 0; n < m->node_count; n++)
+            most = fmaxf(most, sinew_quat_angle(sinew_quat_mul(sinew_quat_conjugate(p0[n].rotation),
+                                                               p1[n].rotation)));
+    }
+    assert_true(most > 5.0f * (float)SINEW_PI / 180.0f);
+}
+
 static void test_clips_loop(void **state)
 {
     (void)state;
@@ -398,33 +426,10 @@ static void test_clips_loop(void **state)
         sinew_transform *p0 = calloc(m->node_count, sizeof *p0);
         sinew_transform *p1 = calloc(m->node_count, sizeof *p1);
         for (uint32_t c = 0; c < m->clip_count; c++) {
-            const sinew_clip *clip = &m->clips[c];
-            assert_true(clip->duration > 0.3f);
-            for (uint32_t i = 0; i < clip->channel_count; i++) {
-                const sinew_channel *ch = &clip->channels[i];
-                uint32_t comps = ch->path == SINEW_PATH_ROTATION ? 4 : 3;
-                assert_int_equal(ch->interpolation, SINEW_INTERP_LINEAR);
-                assert_true(ch->key_count >= 3);
-                /* 30 fps keys */
-                assert_float_equal(ch->times[1] - ch->times[0], 1.0f / 30.0f, 1e-6f);
-                assert_float_equal(ch->times[ch->key_count - 1], clip->duration, 1e-6f);
-                assert_memory_equal(ch->values, &ch->values[(ch->key_count - 1) * comps],
-                                    comps * sizeof(float));
-            }
-            sinew_clip_sample(m, clip, 0.0f, p0);
-            sinew_clip_sample(m, clip, clip->duration, p1);
-            assert_memory_equal(p0, p1, m->node_count * sizeof *p0);
-            /* and it moves: some joint turns by more than 5 degrees during the clip */
-            float most = 0;
-            for (int f = 1; f < 8; f++) {
-                sinew_clip_sample(m, clip, clip->duration * (float)f / 8.0f, p1);
-                for (uint32_t n = 0; n < m->node_count; n++) {
-                    sinew_quat d =
-                        sinew_quat_mul(sinew_quat_conjugate(p0[n].rotation), p1[n].rotation);
-                    most = fmaxf(most, sinew_quat_angle(d));
-                }
-            }
-            assert_true(most > 5.0f * (float)SINEW_PI / 180.0f);
+            assert_true(m->clips[c].duration > 0.3f);
+            for (uint32_t i = 0; i < m->clips[c].channel_count; i++)
+                assert_true(m->clips[c].channels[i].key_count >= 3);
+            assert_clip_loops_and_moves(m, &m->clips[c], p0, p1);
         }
         free(p0);
         free(p1);
@@ -1040,26 +1045,7 @@ static void test_random_clips(void **state)
         sinew_vec3 *out = calloc(mesh->vertex_count, sizeof *out);
         for (uint32_t c = 0; c < m->clip_count; c++) {
             const sinew_clip *clip = &m->clips[c];
-            for (uint32_t i = 0; i < clip->channel_count; i++) {
-                const sinew_channel *ch = &clip->channels[i];
-                uint32_t comps = ch->path == SINEW_PATH_ROTATION ? 4 : 3;
-                assert_int_equal(ch->interpolation, SINEW_INTERP_LINEAR);
-                assert_float_equal(ch->times[1] - ch->times[0], 1.0f / 30.0f, 1e-6f);
-                assert_float_equal(ch->times[ch->key_count - 1], clip->duration, 1e-6f);
-                assert_memory_equal(ch->values, &ch->values[(ch->key_count - 1) * comps],
-                                    comps * sizeof(float));
-            }
-            sinew_clip_sample(m, clip, 0.0f, p0);
-            sinew_clip_sample(m, clip, clip->duration, p1);
-            assert_memory_equal(p0, p1, m->node_count * sizeof *p0);
-            float most = 0;
-            for (int f = 1; f < 8; f++) {
-                sinew_clip_sample(m, clip, clip->duration * (float)f / 8.0f, p1);
-                for (uint32_t n = 0; n < m->node_count; n++)
-                    most = fmaxf(most, sinew_quat_angle(sinew_quat_mul(
-                                           sinew_quat_conjugate(p0[n].rotation), p1[n].rotation)));
-            }
-            assert_true(most > 5.0f * (float)SINEW_PI / 180.0f);
+            assert_clip_loops_and_moves(m, clip, p0, p1);
 
             /* skinned: body edges within the fixed kinds' bounds, feet on the floor */
             const int walk = !strcmp(clip->name, "Walk"), frames = walk ? 8 : 4;

@@ -120,6 +120,17 @@ static void test_glb_round_trip(void **state)
     }
 }
 
+/* Two files hold the same bytes. */
+static void assert_same_bytes(const char *x, const char *y)
+{
+    size_t nx, ny;
+    char *bx = test_read_file(x, &nx), *by = test_read_file(y, &ny);
+    assert_non_null(bx), assert_non_null(by);
+    assert_int_equal(nx, ny);
+    assert_memory_equal(bx, by, nx);
+    free(bx), free(by);
+}
+
 static void test_cli(void **state)
 {
     (void)state;
@@ -135,14 +146,11 @@ static void test_cli(void **state)
     assert_non_null(strstr(out, "fox: "));
     assert_non_null(strstr(out, "tail 0.810 m"));
     assert_int_equal(test_run(out, sizeof out, "%s creature fox -o %s --truth %s", bin, b, tb), 0);
-    size_t na, nb, nta, ntb;
-    char *ga = test_read_file(a, &na), *gb = test_read_file(b, &nb);
-    char *ja = test_read_file(ta, &nta), *jb = test_read_file(tb, &ntb);
-    assert_non_null(ga), assert_non_null(gb), assert_non_null(ja), assert_non_null(jb);
-    assert_int_equal(na, nb);
-    assert_memory_equal(ga, gb, na); /* same bytes every run */
-    assert_int_equal(nta, ntb);
-    assert_memory_equal(ja, jb, nta);
+    assert_same_bytes(a, b); /* same bytes every run */
+    size_t nta;
+    char *ja = test_read_file(ta, &nta);
+    assert_non_null(ja);
+    assert_same_bytes(ta, tb);
 
     /* the truth describes the file: its vertex count, a tail piece with the chain verdict */
     sinew_document *doc = NULL;
@@ -169,7 +177,7 @@ static void test_cli(void **state)
     cJSON_Delete(truth);
     sinew_model_free(m);
     sinew_document_free(doc);
-    free(ga), free(gb), free(ja), free(jb);
+    free(ja);
 
     /* --list names every kind */
     assert_int_equal(test_run(out, sizeof out, "%s creature --list", bin), 0);
@@ -261,14 +269,11 @@ static void test_random_cli(void **state)
     assert_non_null(strstr(out, "seed 7: "));
     assert_int_equal(
         test_run(out, sizeof out, "%s creature -o %s --random 7 --truth %s", bin, b, tb), 0);
-    size_t na, nb, nta, ntb;
-    char *ga = test_read_file(a, &na), *gb = test_read_file(b, &nb);
-    char *ja = test_read_file(ta, &nta), *jb = test_read_file(tb, &ntb);
-    assert_non_null(ga), assert_non_null(gb), assert_non_null(ja), assert_non_null(jb);
-    assert_int_equal(na, nb);
-    assert_memory_equal(ga, gb, na);
-    assert_int_equal(nta, ntb);
-    assert_memory_equal(ja, jb, nta);
+    assert_same_bytes(a, b); /* same bytes every run */
+    size_t nta;
+    char *ja = test_read_file(ta, &nta);
+    assert_non_null(ja);
+    assert_same_bytes(ta, tb);
 
     /* the truth parses and describes the file */
     sinew_document *doc = NULL;
@@ -306,7 +311,7 @@ static void test_random_cli(void **state)
     cJSON_Delete(truth);
     sinew_model_free(m);
     sinew_document_free(doc);
-    free(ga), free(gb), free(ja), free(jb);
+    free(ja);
 
     /* the largest seed, and one whose JSON number would not hold it exactly */
     snprintf(b, sizeof b, "%s/max.glb", dir);
@@ -316,7 +321,8 @@ static void test_random_cli(void **state)
                               "--truth %s",
                               bin, b, tb),
                      0);
-    jb = test_read_file(tb, &ntb);
+    size_t ntb;
+    char *jb = test_read_file(tb, &ntb);
     assert_non_null(jb);
     assert_non_null(strstr(jb, "\"seed\":\t\"18446744073709551615\""));
     free(jb);
