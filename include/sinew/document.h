@@ -69,8 +69,7 @@ sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **o
 /* An independent copy (through its GLB bytes, so external buffers become embedded), under the
  * same display name; free it with sinew_document_free. For trying an edit without touching
  * the original. */
-sinew_result sinew_document_copy(const sinew_document *doc, sinew_document **out,
-                                 sinew_error *err);
+sinew_result sinew_document_copy(const sinew_document *doc, sinew_document **out, sinew_error *err);
 
 /* ---- the model view ---- */
 

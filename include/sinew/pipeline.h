@@ -60,8 +60,8 @@ typedef struct sinew_tail_result {
      * summed over the clips, torn with the chain that were not torn in the input; the check
      * keeps the blend with fewer. -1 for a blend it did not try. */
     double blend_new_torn[2];
-    uint32_t returned;               /* vertices given back their rigger's weights by the check */
-    uint32_t dropped;                /* chains the check dropped */
+    uint32_t returned; /* vertices given back their rigger's weights by the check */
+    uint32_t dropped;  /* chains the check dropped */
     uint32_t clip_count;
     sinew_tail_guard_clip *clips; /* clip_count entries when guarded (after the check) */
     sinew_allocator allocator;

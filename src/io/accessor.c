@@ -130,8 +130,7 @@ sinew_result io_accessor_resolve(const sinew_document *doc, uint32_t index, io_a
             return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
                                    "%s: %s: count %llu without a bufferView is too large (sinew "
                                    "makes at most %u elements that the file does not store)",
-                                   doc->name, ctx, (unsigned long long)count,
-                                   IO_MAX_VIRTUAL_COUNT);
+                                   doc->name, ctx, (unsigned long long)count, IO_MAX_VIRTUAL_COUNT);
         out->stride = (size_t)elem;
     }
     const cJSON *sparse = cJSON_GetObjectItemCaseSensitive(a, "sparse");

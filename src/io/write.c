@@ -178,8 +178,7 @@ sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **o
     return SINEW_OK;
 }
 
-sinew_result sinew_document_copy(const sinew_document *doc, sinew_document **out,
-                                 sinew_error *err)
+sinew_result sinew_document_copy(const sinew_document *doc, sinew_document **out, sinew_error *err)
 {
     if (out) *out = NULL;
     if (!doc || !out) return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_copy: NULL");

@@ -72,13 +72,13 @@ struct sinew_solver {
     uint32_t *self_pair; /* joint_count: index of pair (j, j), or UINT32_MAX without weight */
     double *init_uut;    /* joint_count * 16: sum_k uuT_jk = sum_i w_ij u~ u~^T */
 
-    uint8_t *kind;            /* joint_count, SOLVE_JOINT_* */
-    int32_t *node_joint;      /* node_count: the node's joint, -1 for none (copy of nodes[].joint
-                                 checked against the skin) */
-    solve_affine *bind;       /* joint_count: W0_j */
-    solve_affine *ibm;        /* joint_count: IBM_j */
-    solve_affine *file_local; /* node_count: the file's TRS */
-    solve_affine *rest_local; /* node_count: rest TRS */
+    uint8_t *kind;             /* joint_count, SOLVE_JOINT_* */
+    int32_t *node_joint;       /* node_count: the node's joint, -1 for none (copy of nodes[].joint
+                                  checked against the skin) */
+    solve_affine *bind;        /* joint_count: W0_j */
+    solve_affine *ibm;         /* joint_count: IBM_j */
+    solve_affine *file_local;  /* node_count: the file's TRS */
+    solve_affine *rest_local;  /* node_count: rest TRS */
     solve_affine *empty_local; /* node_count: the local TRS of EMPTY joints this frame (rest
                                   unless sinew_solver_set_unweighted says otherwise) */
     /* rotation-only: for every weighted joint the weighted joints of its subtree (CSR, itself
