@@ -155,6 +155,9 @@ sinew_result sinew_document_set_channel(sinew_document *doc, int32_t animation, 
  * "tail: 1 chain of 4 bones"). */
 sinew_result sinew_document_set_note(sinew_document *doc, const char *key, const char *value,
                                      sinew_error *err);
+/* The note `key` of asset.extras.sinew, or NULL when the document has none (the string lives
+ * as long as the document, until the note is set again). */
+const char *sinew_document_note(const sinew_document *doc, const char *key);
 
 #ifdef __cplusplus
 }

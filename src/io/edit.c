@@ -468,3 +468,12 @@ sinew_result sinew_document_set_note(sinew_document *doc, const char *key, const
     io_set(sinew, key, cJSON_CreateString(value));
     return SINEW_OK;
 }
+
+const char *sinew_document_note(const sinew_document *doc, const char *key)
+{
+    if (!doc || !key) return NULL;
+    const cJSON *asset = cJSON_GetObjectItemCaseSensitive(doc->root, "asset");
+    const cJSON *extras = cJSON_GetObjectItemCaseSensitive(asset, "extras");
+    const cJSON *notes = cJSON_GetObjectItemCaseSensitive(extras, "sinew");
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(notes, key));
+}

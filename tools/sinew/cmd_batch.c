@@ -327,37 +327,16 @@ static unsigned char *read_bytes(const char *path, size_t *size, const char **wh
     return data;
 }
 
-static uint32_t le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* Whether the GLB at `path` records `hash` and `options` in its notes: only its JSON chunk is
- * read. 0 when it does not, or is missing or unreadable (then it is simply redone). */
+/* Whether the output at `path` records `hash` and `options` in its notes. 0 when it does not,
+ * or is missing or unreadable (then it is simply redone). */
 static int output_is_current(const char *path, const char *hash, const char *options)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return 0;
-    unsigned char head[20];
-    char *json = NULL;
-    uint32_t len = 0;
-    /* A GLB: "glTF", version 2, total length; then the JSON chunk's length and "JSON". */
-    if (fread(head, 1, sizeof head, f) == sizeof head && !memcmp(head, "glTF", 4) &&
-        le32(head + 4) == 2 && !memcmp(head + 16, "JSON", 4) && (len = le32(head + 12)) &&
-        len <= le32(head + 8) && (json = malloc(len)) && fread(json, 1, len, f) != len) {
-        free(json);
-        json = NULL;
-    }
-    fclose(f);
-    cJSON *root = json ? cJSON_ParseWithLength(json, len) : NULL;
-    free(json);
-    const cJSON *asset = cJSON_GetObjectItemCaseSensitive(root, "asset");
-    const cJSON *extras = cJSON_GetObjectItemCaseSensitive(asset, "extras");
-    const cJSON *notes = cJSON_GetObjectItemCaseSensitive(extras, "sinew");
-    const char *h = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(notes, NOTE_INPUT));
-    const char *o = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(notes, NOTE_OPTIONS));
-    int current = h && o && !strcmp(h, hash) && !strcmp(o, options);
-    cJSON_Delete(root);
+    sinew_document *doc = NULL;
+    if (sinew_document_load_file(path, NULL, &doc, NULL) != SINEW_OK) return 0;
+    const char *h = sinew_document_note(doc, NOTE_INPUT),
+               *o = sinew_document_note(doc, NOTE_OPTIONS);
+    const int current = h && o && !strcmp(h, hash) && !strcmp(o, options);
+    sinew_document_free(doc);
     return current;
 }
 

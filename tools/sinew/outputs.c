@@ -79,7 +79,11 @@ void cli_outputs_free(cli_output *outs, int count)
 
 int cli_outputs_write(const char *command, cli_output *outs, int count)
 {
-    if (count > CLI_MAX_OUTPUTS) count = CLI_MAX_OUTPUTS;
+    if (count > CLI_MAX_OUTPUTS) { /* a command asking for more is a bug: write none */
+        cli_error(command, "internal error: %d outputs, at most %d", count, CLI_MAX_OUTPUTS);
+        cli_outputs_free(outs, count);
+        return CLI_EXIT_INTERNAL;
+    }
     sinew_staged_file *files = calloc((size_t)count + 1, sizeof *files);
     if (!files) {
         cli_error(command, "out of memory writing the outputs");
