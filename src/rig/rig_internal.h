@@ -122,6 +122,8 @@ int rig_geodesic_next(rig_geodesic *geo, uint32_t *v, float *g);
 sinew_result rig_find_runs(const sinew_rig_analysis *a, const sinew_model *m, float H,
                            int32_t pelvis, rig_runs *out, sinew_error *err);
 void rig_runs_free(rig_runs *runs);
+/* qsort comparator for floats, ascending. */
+int rig_compare_floats(const void *x, const void *y);
 
 /* Options with defaults filled in. */
 sinew_rig_options rig_options_resolve(const sinew_rig_options *options);
