@@ -155,6 +155,68 @@ static void test_winding(void **s)
     check_winding(SINEW_CREATURE_MOUSE);
 }
 
+/* Moves the model's bind space by T: skin and skeleton together, the scene graph as it was, so
+ * the creature stands where it stood and only the file's coordinates differ. */
+static void move_bind_space(sinew_model *m, const sinew_mat4 *T)
+{
+    sinew_mat4 Ti;
+    assert_true(sinew_mat4_invert_affine(T, &Ti));
+    for (uint32_t v = 0; v < m->mesh.vertex_count; v++)
+        m->mesh.positions[v] = sinew_mat4_transform_point(T, m->mesh.positions[v]);
+    for (uint32_t j = 0; j < m->skin.joint_count; j++) {
+        m->skin.joints[j].bind = sinew_mat4_mul(T, &m->skin.joints[j].bind);
+        m->skin.joints[j].inverse_bind = sinew_mat4_mul(&m->skin.joints[j].inverse_bind, &Ti);
+    }
+    sinew_model_update_size(m);
+}
+
+/* The finder does not care which way the creature faces or where it stands: turned 45 degrees
+ * about up and moved by a body length, the same skin is re-weighted (an axis-aligned box as
+ * the size once made H 0.72 of itself there, and the Khronos fox's tail took 17% more skin). */
+static void check_facing(sinew_creature_kind kind)
+{
+    sinew_model *m = NULL;
+    sinew_creature_truth truth;
+    sinew_error err;
+    assert_int_equal(sinew_creature_build(kind, NULL, &m, &truth, &err), SINEW_OK);
+    sinew_rig_report rep[2];
+    sinew_rig_plan plan[2];
+    for (int turned = 0; turned < 2; turned++) {
+        if (turned) {
+            const sinew_vec3 up = rep[0].landmarks.up;
+            const sinew_quat q = sinew_quat_from_axis_angle(up, 0.785398f);
+            sinew_transform t = sinew_transform_identity();
+            t.rotation = q;
+            t.translation = sinew_vec3_make(rep[0].scale, 0.3f * rep[0].scale, -rep[0].scale);
+            const sinew_mat4 T = sinew_mat4_from_transform(t);
+            move_bind_space(m, &T);
+        }
+        assert_int_equal(sinew_rig_find_appendages(m, NULL, &rep[turned], &err), SINEW_OK);
+        assert_int_equal(sinew_rig_build_chain(m, NULL, &rep[turned], &plan[turned], &err),
+                         SINEW_OK);
+    }
+    fprintf(stderr, "  %-7s facing: H %.4g / %.4g, re-weighted %u / %u\n",
+            sinew_creature_kind_name(kind), (double)rep[0].scale, (double)rep[1].scale,
+            plan[0].changed_count, plan[1].changed_count);
+    assert_true(fabsf(rep[1].scale - rep[0].scale) <= 1e-3f * rep[0].scale);
+    assert_int_equal(plan[1].chain_count, plan[0].chain_count);
+    uint32_t differ = 0;
+    for (uint32_t v = 0; v < m->mesh.vertex_count; v++)
+        differ += plan[0].changed[v] != plan[1].changed[v];
+    assert_true(differ <= plan[0].changed_count / 100); /* float noise at the border only */
+    for (int i = 0; i < 2; i++)
+        sinew_rig_plan_free(&plan[i]), sinew_rig_report_free(&rep[i]);
+    sinew_creature_truth_free(&truth);
+    sinew_model_free(m);
+}
+
+static void test_facing(void **s)
+{
+    (void)s;
+    check_facing(SINEW_CREATURE_FOX);
+    check_facing(SINEW_CREATURE_LIZARD);
+}
+
 static void test_fox(void **s)
 {
     (void)s, check_kind(SINEW_CREATURE_FOX, 0);
@@ -250,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_quiver_dressed),
         cmocka_unit_test(test_rabbit),
         cmocka_unit_test(test_winding),
+        cmocka_unit_test(test_facing),
         cmocka_unit_test(test_landmarks_every_skeleton),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
