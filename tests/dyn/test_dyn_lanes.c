@@ -4,8 +4,12 @@
  * the floor, for ten simulated seconds (errors that grow with time have time to grow), with
  * one, two, three and eight substeps per call. Two rigs' chains are interleaved in one job
  * list so that run_many fills whole vector batches, batches of four after a wider one did not
- * fit, and runs the leftovers alone. */
+ * fit, and runs the leftovers alone. With SINEW_DYN_TRACE set it also writes every call's
+ * run_many rotations there (raw floats), so that builds with and without vector lanes can be
+ * compared bit for bit (compare_builds.cmake). */
 #include "test_util.h"
+
+#include <stdlib.h>
 
 #include "dyn_fixture.h"
 #include "test_dyn_runner.h"
@@ -64,6 +68,10 @@ static void test_run_many_matches_run_under_violent_motion(void **state)
     static chain ch[CHAINS];
     const fixture_opts oa = {.tail_count = 7, .with_end = 1, .tail_dir = {0, -1, -0.4f}};
     const fixture_opts ob = {.tail_count = 4, .with_end = 1, .tail_dir = {0.2f, -0.6f, -1}};
+    const char *trace_path = getenv("SINEW_DYN_TRACE");
+    FILE *trace = trace_path ? fopen(trace_path, "wb") : NULL;
+    if (trace_path && !trace) print_error("cannot write the trace %s\n", trace_path);
+    assert_true(!trace_path || trace);
     runner_init(&ra, &oa, NULL);
     runner_init(&rb, &ob, NULL);
     /* job order: A0..A9, B0..B5, A10..A14, so batches of both widths and lone jobs occur */
@@ -107,6 +115,9 @@ static void test_run_many_matches_run_under_violent_motion(void **state)
             sinew_vec3 a[SINEW_DYN_MAX_JOINTS + 1], b[SINEW_DYN_MAX_JOINTS + 1];
             fx_tail_points(&o->fx, &k->hips, k->rot_one, o->tip_offset, a, NULL);
             fx_tail_points(&o->fx, &k->hips, k->rot_many, o->tip_offset, b, NULL);
+            if (trace)
+                assert_int_equal(fwrite(k->rot_many, sizeof(sinew_quat), (size_t)n, trace),
+                                 (size_t)n);
             for (int j = 0; j <= n; j++) {
                 worst_pos = fmaxf(worst_pos, sinew_vec3_distance(a[j], b[j]) / body);
                 if (a[j].y < 0.03f) contact++; /* floor 0 + clearance 0.025 */
@@ -129,6 +140,7 @@ static void test_run_many_matches_run_under_violent_motion(void **state)
     assert_true(widest_bend > 45.0f * DEG);
     assert_true(worst_pos < 1e-5f);
     assert_true(worst_angle < 1e-5f);
+    if (trace) assert_int_equal(fclose(trace), 0);
     runner_free(&ra);
     runner_free(&rb);
 }
