@@ -451,6 +451,7 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame
     const vf decay =
         splat(full ? rig->step_decay : (float)dyn_exp_neg((double)(-prm->contact_damping * h)));
     const vf gy = splat(-prm->gravity), hv = splat(h), zero = splat(0.0f), one = splat(1.0f);
+    const vf inv_h = splat(h > 0.0f ? 1.0f / h : 0.0f); /* the coupling's velocity cap, h > 0 */
     const V3 ey = V3splat(sinew_vec3_make(0, 1, 0));
     const V3 root = head;
     /* Orientations are tracked in the hips frame (H^-1 world): there the chain parent's
@@ -587,7 +588,7 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame
             vm rm = use & (ww > splat(1e-18f)) & (into > zero);
             if (any_lane(rm)) {
                 vf c = into / vsel(rm, ww, one);
-                if (alpha > 0.0f) c = vsel(limited, c, vmin(c, len / hv)); /* alpha > 0: h > 0 */
+                if (alpha > 0.0f) c = vsel(limited, c, vmin(c, len * inv_h)); /* alpha: h > 0 */
                 vn = V3sel(rm, V3madd(vn, w, -c), vn);
             }
         }
