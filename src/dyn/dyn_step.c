@@ -98,7 +98,7 @@ static int step_finite(sinew_dyn_state *st, const sinew_quat *out, uint32_t n)
     return sum == 0.0f;
 }
 
-/* The guard every step ends with, scalar or in lanes: a state the step left not finite
+/* The guard every step ends with, alone or in lanes: a state the step left not finite
  * (inputs beyond what the checks foresee) is put back at rest in the parent's frame f, its
  * output the rest rotations, and counted in state->resets, so that no NaN ever leaves a step
  * and the next one starts from a sound state. */
