@@ -46,7 +46,7 @@ for (const f of [source, parent, notail, ...character])
     process.exit(77);
   }
 // The control runs: every model of the folder (not its notail/ and nowing/ variants, the same
-// meshes) that has clips. Every clip of all 18 takes 75 s of CPU (200 s on a machine shared
+// meshes) that has clips. Every clip of all 18 takes 72 s of CPU (200 s on a machine shared
 // with other builds), too long beside the rest of the suite, so by default each model runs
 // its first, middle and last clip in file order, plus the two whose control once failed
 // (the Khronos fox's Walk; the raptor's Death, whose "Body" joint, above the hips and legs
