@@ -50,6 +50,17 @@ static sinew_model *load(const char *path, sinew_document **doc)
     return m;
 }
 
+/* Finds the appendages, builds exactly one chain and writes it into the document. */
+static void tail_one_chain(sinew_document *doc, const sinew_model *m, sinew_rig_report *rep,
+                           sinew_rig_plan *plan)
+{
+    sinew_error err;
+    assert_int_equal(sinew_rig_find_appendages(m, NULL, rep, &err), SINEW_OK);
+    assert_int_equal(sinew_rig_build_chain(m, NULL, rep, plan, &err), SINEW_OK);
+    assert_int_equal(plan->chain_count, 1);
+    assert_int_equal(sinew_rig_apply_document(doc, m, plan, &err), SINEW_OK);
+}
+
 static void check_one(const char *dir, const char *name, const char *tmp)
 {
     char in[8800], orig[8800], out[8800];
@@ -70,10 +81,7 @@ static void check_one(const char *dir, const char *name, const char *tmp)
     sinew_rig_report rep;
     sinew_rig_plan plan;
     sinew_error err;
-    assert_int_equal(sinew_rig_find_appendages(m, NULL, &rep, &err), SINEW_OK);
-    assert_int_equal(sinew_rig_build_chain(m, NULL, &rep, &plan, &err), SINEW_OK);
-    assert_int_equal(plan.chain_count, 1);
-    assert_int_equal(sinew_rig_apply_document(doc, m, &plan, &err), SINEW_OK);
+    tail_one_chain(doc, m, &rep, &plan);
     assert_int_equal(sinew_document_write_file(doc, out, &err), SINEW_OK);
     sinew_model *res = load(out, NULL);
     assert_non_null(res);
@@ -243,10 +251,7 @@ static void test_tail_on_skin_copies(void **state)
     assert_int_equal(m->mesh.ranges[1].gltf_skin, 1);
     sinew_rig_report rep;
     sinew_rig_plan plan;
-    assert_int_equal(sinew_rig_find_appendages(m, NULL, &rep, &err), SINEW_OK);
-    assert_int_equal(sinew_rig_build_chain(m, NULL, &rep, &plan, &err), SINEW_OK);
-    assert_int_equal(plan.chain_count, 1);
-    assert_int_equal(sinew_rig_apply_document(doc, m, &plan, &err), SINEW_OK);
+    tail_one_chain(doc, m, &rep, &plan);
     void *bytes = NULL;
     size_t size = 0;
     assert_int_equal(sinew_document_write_glb_memory(doc, &bytes, &size, &err), SINEW_OK);
