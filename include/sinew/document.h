@@ -81,8 +81,11 @@ typedef struct sinew_model_options {
     int skin_is_set;
 } sinew_model_options;
 
-/* Builds the model view: skeleton, skin, concatenated bind-space mesh (strips and fans
- * converted; points and lines skipped with a warning), normalised influences (a warning when
+/* Builds the model view: skeleton, skin, concatenated bind-space mesh (every primitive of
+ * every node skinned by the skin or by an exact copy of it, the same joint nodes in the same
+ * order with the same inverse bind matrices, as exporters give each mesh of one character;
+ * meshes on other skins are left out; strips and fans converted; points and lines skipped
+ * with a warning), normalised influences (a warning when
  * the file's were not), welded ids, clips (LINEAR/STEP/CUBICSPLINE on TRS; morph weights
  * ignored here but kept in the document). Fails with a clear message when the document has
  * no skin, or on values the model cannot use (NaN in positions, singular IBMs). */

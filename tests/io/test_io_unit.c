@@ -284,6 +284,50 @@ static void test_matrix_node_and_skin_choice(void **state)
     sinew_document_free(doc);
 }
 
+/* Meshes on copies of the chosen skin join its mesh; meshes on other skins stay out. */
+static void test_skin_copies(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx);
+    cJSON *skins = cJSON_GetObjectItem(fx.json, "skins"),
+          *nodes = cJSON_GetObjectItem(fx.json, "nodes");
+    /* 1: an exact copy; 2: the same joints in another order; 3: the same joints without
+     * inverse bind matrices (joint 1's differs: identity, not translate(0, -1, 0)). */
+    cJSON_AddItemToArray(skins, cJSON_Parse("{\"joints\":[0,1],\"inverseBindMatrices\":4}"));
+    cJSON_AddItemToArray(skins, cJSON_Parse("{\"joints\":[1,0],\"inverseBindMatrices\":4}"));
+    cJSON_AddItemToArray(skins, cJSON_Parse("{\"joints\":[0,1]}"));
+    for (int s = 1; s <= 3; s++) {
+        char node[64];
+        snprintf(node, sizeof node, "{\"name\":\"copy%d\",\"mesh\":0,\"skin\":%d}", s, s);
+        cJSON_AddItemToArray(nodes, cJSON_Parse(node));
+    }
+    sinew_document *doc = load_fixture(&fx, 1);
+    sinew_model *m = view(doc);
+    assert_int_equal(m->skin.gltf_skin, 0);
+    assert_int_equal(m->mesh.vertex_count, 8);
+    assert_int_equal(m->mesh.range_count, 2);
+    assert_int_equal(m->mesh.ranges[0].gltf_skin, 0);
+    assert_int_equal(m->mesh.ranges[1].gltf_skin, 1);
+    assert_int_equal(m->mesh.ranges[1].gltf_node, 3);
+    assert_int_equal(m->mesh.triangle_count, 4);
+    assert_int_equal(m->mesh.triangles[6], 4); /* the copy's indices are offset */
+    for (uint32_t v = 0; v < 4; v++) {
+        assert_memory_equal(&m->mesh.positions[v], &m->mesh.positions[v + 4], sizeof(sinew_vec3));
+        assert_int_equal(m->mesh.weld[v + 4], v); /* the copy sits on the original */
+    }
+    sinew_model_free(m);
+    /* Chosen by hand, skin 2 takes only its own mesh: 0 and 1 list its joints in another
+     * order. */
+    sinew_model_options opt = {.skin = 2, .skin_is_set = 1};
+    sinew_error err;
+    assert_int_equal(sinew_model_from_document(doc, &opt, &m, &err), SINEW_OK);
+    assert_int_equal(m->mesh.vertex_count, 4);
+    assert_int_equal(m->mesh.ranges[0].gltf_skin, 2);
+    sinew_model_free(m);
+    sinew_document_free(doc);
+}
+
 static sinew_document *reload(const sinew_document *doc, void **bytes, size_t *size)
 {
     sinew_error err = {0};
@@ -561,6 +605,7 @@ int main(void)
         cmocka_unit_test(test_strips_fans_points),
         cmocka_unit_test(test_weights_normalised),
         cmocka_unit_test(test_matrix_node_and_skin_choice),
+        cmocka_unit_test(test_skin_copies),
         cmocka_unit_test(test_quantized),
         cmocka_unit_test(test_passthrough),
         cmocka_unit_test(test_write_deterministic),
