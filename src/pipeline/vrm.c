@@ -57,7 +57,8 @@ typedef struct vrm_sim {
     sinew_quat rest[SINEW_DYN_MAX_JOINTS];       /* initial local rotation */
     sinew_vec3 child[SINEW_DYN_MAX_JOINTS];      /* the tail node's local translation */
     sinew_vec3 axis[SINEW_DYN_MAX_JOINTS];       /* child, normalised */
-    float length[SINEW_DYN_MAX_JOINTS];          /* world */
+    sinew_vec3 child_at[SINEW_DYN_MAX_JOINTS];   /* the tail node's world position as of the
+                                                    previous frame (see vrm_update) */
     sinew_vec3 cur[SINEW_DYN_MAX_JOINTS], prev[SINEW_DYN_MAX_JOINTS];
 } vrm_sim;
 
@@ -88,8 +89,7 @@ static void vrm_init(vrm_sim *s, const sinew_mat4 *parent)
         s->local[i].rotation = s->rest[i];
         sinew_mat4 b = local_matrix(s->local[i], s->rest[i]);
         b = sinew_mat4_mul(&p, &b);
-        s->cur[i] = s->prev[i] = sinew_mat4_transform_point(&b, s->child[i]);
-        s->length[i] = sinew_vec3_distance(sinew_mat4_translation(&b), s->cur[i]);
+        s->cur[i] = s->prev[i] = s->child_at[i] = sinew_mat4_transform_point(&b, s->child[i]);
         p = b;
     }
 }
@@ -110,8 +110,12 @@ static void vrm_update(vrm_sim *s, const sinew_vrm_fit *fit, const sinew_mat4 *p
             sinew_vec3_madd(s->cur[i], sinew_vec3_sub(s->cur[i], s->prev[i]), 1.0f - j->drag_force);
         next = sinew_vec3_madd(next, axis, j->stiffness * dt);
         next.y -= j->gravity_power * dt;
+        /* three-vrm measures the bone from its head now to its tail node's world position,
+         * which the manager updates only after this joint: as of the previous frame. A head
+         * that moves lengthens or shortens the bone by its step; kept, as the runtime does. */
+        const float length = sinew_vec3_distance(head, s->child_at[i]);
         next = sinew_vec3_madd(head, sinew_vec3_normalize_or(sinew_vec3_sub(next, head), axis),
-                               s->length[i]);
+                               length);
         s->prev[i] = s->cur[i];
         s->cur[i] = next;
         const sinew_mat4 inv = affine_inverse(&init);
@@ -121,6 +125,7 @@ static void vrm_update(vrm_sim *s, const sinew_vrm_fit *fit, const sinew_mat4 *p
             sinew_quat_normalize(sinew_quat_mul(s->rest[i], sinew_quat_swing(s->axis[i], to)));
         b = local_matrix(s->local[i], s->local[i].rotation);
         p = sinew_mat4_mul(&p, &b);
+        s->child_at[i] = sinew_mat4_transform_point(&p, s->child[i]);
     }
 }
 
@@ -522,8 +527,17 @@ sinew_result sinew_vrm_apply_document(sinew_document *doc, const sinew_model *mo
             sinew_quat_mul(sinew_mat4_decompose(&world[hips]).rotation,
                            sinew_quat_conjugate(sinew_mat4_decompose(bind_hips).rotation));
         const sinew_vec3 back = sinew_quat_rotate(hframe, sinew_vec3_make(0, 0, -1));
-        const sinew_vec3 at = sinew_mat4_transform_point(
+        /* VRM keeps each joint's hitRadius on the allowed side, sinew its tip's centre: the
+         * plane moves forward by the thickest joint's radius, so none is held farther back
+         * than sinew holds it (thinner ones may pass the root by the difference). On the
+         * wolf, the plane through the root itself held the tail 17 degrees RMS off sinew's
+         * path, this one 5. */
+        float thickest = 0;
+        for (uint32_t i = 0; i < fit->joint_count; i++)
+            thickest = fmaxf(thickest, fit->joints[i].hit_radius);
+        const sinew_vec3 tail_root = sinew_mat4_transform_point(
             &world[hips], model->nodes[fit->joints[0].node].local.translation);
+        const sinew_vec3 at = sinew_vec3_madd(tail_root, back, -thickest);
         cJSON_AddItemToArray(colliders, plane_collider(model->nodes[hips].gltf_node, &world[hips],
                                                        at, back, radius));
     }
