@@ -217,9 +217,16 @@ cJSON *bake_cli_vrm_json(const sinew_model *model, const sinew_vrm_fit *fit)
     cJSON_AddNumberToObject(pred, "retain_scale", fit->retain_scale);
     cJSON_AddNumberToObject(pred, "stiffness_scale", fit->stiffness_scale);
     cJSON *warn = cJSON_AddArrayToObject(o, "warnings");
-    for (uint32_t i = 0; i < fit->joint_count; i++)
-        if (fit->joints[i].clamped)
-            cJSON_AddItemToArray(
-                warn, cJSON_CreateString("damping below what VRM can express: dragForce clamped"));
+    for (uint32_t i = 0; i < fit->joint_count; i++) {
+        const sinew_vrm_joint *j = &fit->joints[i];
+        if (!j->clamped) continue;
+        char text[256];
+        snprintf(text, sizeof text,
+                 "%s: damping %.3g is below the lightest VRM expresses at %.2f Hz (%.3g): "
+                 "dragForce clamped to 0",
+                 node_name(model, j->node), (double)j->damping_ratio, (double)j->frequency,
+                 (double)j->min_damping);
+        cJSON_AddItemToArray(warn, cJSON_CreateString(text));
+    }
     return o;
 }
