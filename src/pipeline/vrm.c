@@ -68,20 +68,6 @@ static sinew_mat4 local_matrix(sinew_transform t, sinew_quat q)
     return sinew_mat4_from_transform(t);
 }
 
-/* Inverse of T R S (positive scale): S^-1 R^-1 T^-1. */
-static sinew_mat4 affine_inverse(const sinew_mat4 *m)
-{
-    const sinew_transform t = sinew_mat4_decompose(m);
-    sinew_transform ro = sinew_transform_identity();
-    ro.rotation = sinew_quat_conjugate(t.rotation);
-    const sinew_mat4 rot = sinew_mat4_from_transform(ro);
-    sinew_mat4 s = sinew_mat4_identity(), tr = sinew_mat4_identity();
-    s.m[0] = 1.0f / t.scale.x, s.m[5] = 1.0f / t.scale.y, s.m[10] = 1.0f / t.scale.z;
-    tr.m[12] = -t.translation.x, tr.m[13] = -t.translation.y, tr.m[14] = -t.translation.z;
-    const sinew_mat4 sr = sinew_mat4_mul(&s, &rot);
-    return sinew_mat4_mul(&sr, &tr);
-}
-
 static void vrm_init(vrm_sim *s, const sinew_mat4 *parent)
 {
     sinew_mat4 p = *parent;
@@ -118,7 +104,8 @@ static void vrm_update(vrm_sim *s, const sinew_vrm_fit *fit, const sinew_mat4 *p
                                length);
         s->prev[i] = s->cur[i];
         s->cur[i] = next;
-        const sinew_mat4 inv = affine_inverse(&init);
+        sinew_mat4 inv;
+        sinew_mat4_invert_affine(&init, &inv);
         const sinew_vec3 to =
             sinew_vec3_normalize_or(sinew_mat4_transform_point(&inv, next), s->axis[i]);
         s->local[i].rotation =
@@ -417,7 +404,8 @@ static cJSON *vec3_json(sinew_vec3 v)
 static cJSON *plane_collider(int32_t gltf_node, const sinew_mat4 *m, sinew_vec3 at,
                              sinew_vec3 normal, float radius)
 {
-    const sinew_mat4 inv = affine_inverse(m);
+    sinew_mat4 inv;
+    sinew_mat4_invert_affine(m, &inv);
     /* a normal goes to local space by the transpose of the linear part */
     const sinew_vec3 nl = sinew_vec3_normalize_or(
         sinew_vec3_make(m->m[0] * normal.x + m->m[1] * normal.y + m->m[2] * normal.z,
