@@ -46,8 +46,8 @@ int cmd_tail(int argc, char **argv)
         if (took) continue;
         const char *a = argv[i];
         if (cli_is_help(a)) {
-            printf("%s%s\n%s%s\n%s", usage, tail_cli_options_help, bake_cli_options_help,
-                   bake_cli_vrm_help, tail_cli_legend);
+            printf("%s%s\n%s\n%s", usage, tail_cli_options_help, bake_cli_options_help,
+                   tail_cli_legend);
             return CLI_EXIT_OK;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (!(out = cli_option_value("tail", argc, argv, &i))) return CLI_EXIT_USAGE;
