@@ -178,6 +178,40 @@ void bake_cli_print_vrm(const sinew_model *model, const sinew_vrm_fit *fit)
     }
 }
 
+/* A float field of a struct and its JSON key. */
+typedef struct float_field {
+    const char *key;
+    size_t offset;
+} float_field;
+
+/* Adds obj[key] = the float at `offset` in `base`, for each field. */
+static void add_floats(cJSON *obj, const void *base, const float_field *fields, size_t count)
+{
+    for (size_t k = 0; k < count; k++)
+        cJSON_AddNumberToObject(obj, fields[k].key,
+                                *(const float *)((const char *)base + fields[k].offset));
+}
+
+static const float_field joint_fields[] = {
+    {"frequency", offsetof(sinew_vrm_joint, frequency)},
+    {"damping_ratio", offsetof(sinew_vrm_joint, damping_ratio)},
+    {"length", offsetof(sinew_vrm_joint, length)},
+    {"stiffness", offsetof(sinew_vrm_joint, stiffness)},
+    {"drag_force", offsetof(sinew_vrm_joint, drag_force)},
+    {"gravity_power", offsetof(sinew_vrm_joint, gravity_power)},
+    {"hit_radius", offsetof(sinew_vrm_joint, hit_radius)},
+    {"min_damping_ratio", offsetof(sinew_vrm_joint, min_damping)},
+};
+
+static const float_field predicted_fields[] = {
+    {"swing_degrees", offsetof(sinew_vrm_fit, swing_degrees)},
+    {"error_degrees", offsetof(sinew_vrm_fit, error_degrees)},
+    {"error_percent", offsetof(sinew_vrm_fit, error_percent)},
+    {"linear_error_degrees", offsetof(sinew_vrm_fit, linear_error_degrees)},
+    {"retain_scale", offsetof(sinew_vrm_fit, retain_scale)},
+    {"stiffness_scale", offsetof(sinew_vrm_fit, stiffness_scale)},
+};
+
 cJSON *bake_cli_vrm_json(const sinew_model *model, const sinew_vrm_fit *fit)
 {
     cJSON *o = cJSON_CreateObject();
@@ -192,14 +226,7 @@ cJSON *bake_cli_vrm_json(const sinew_model *model, const sinew_vrm_fit *fit)
         const sinew_vrm_joint *j = &fit->joints[i];
         cJSON *x = cJSON_CreateObject();
         cJSON_AddStringToObject(x, "node", node_name(model, j->node));
-        cJSON_AddNumberToObject(x, "frequency", j->frequency);
-        cJSON_AddNumberToObject(x, "damping_ratio", j->damping_ratio);
-        cJSON_AddNumberToObject(x, "length", j->length);
-        cJSON_AddNumberToObject(x, "stiffness", j->stiffness);
-        cJSON_AddNumberToObject(x, "drag_force", j->drag_force);
-        cJSON_AddNumberToObject(x, "gravity_power", j->gravity_power);
-        cJSON_AddNumberToObject(x, "hit_radius", j->hit_radius);
-        cJSON_AddNumberToObject(x, "min_damping_ratio", j->min_damping);
+        add_floats(x, j, joint_fields, sizeof joint_fields / sizeof *joint_fields);
         cJSON_AddBoolToObject(x, "damping_clamped", j->clamped);
         cJSON_AddItemToArray(joints, x);
     }
@@ -210,12 +237,7 @@ cJSON *bake_cli_vrm_json(const sinew_model *model, const sinew_vrm_fit *fit)
     cJSON *pred = cJSON_AddObjectToObject(o, "predicted");
     cJSON_AddNumberToObject(pred, "seconds", SINEW_VRM_FIT_SECONDS);
     cJSON_AddNumberToObject(pred, "frames", fit->frames);
-    cJSON_AddNumberToObject(pred, "swing_degrees", fit->swing_degrees);
-    cJSON_AddNumberToObject(pred, "error_degrees", fit->error_degrees);
-    cJSON_AddNumberToObject(pred, "error_percent", fit->error_percent);
-    cJSON_AddNumberToObject(pred, "linear_error_degrees", fit->linear_error_degrees);
-    cJSON_AddNumberToObject(pred, "retain_scale", fit->retain_scale);
-    cJSON_AddNumberToObject(pred, "stiffness_scale", fit->stiffness_scale);
+    add_floats(pred, fit, predicted_fields, sizeof predicted_fields / sizeof *predicted_fields);
     cJSON *warn = cJSON_AddArrayToObject(o, "warnings");
     for (uint32_t i = 0; i < fit->joint_count; i++) {
         const sinew_vrm_joint *j = &fit->joints[i];
