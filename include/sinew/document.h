@@ -154,6 +154,19 @@ sinew_result sinew_document_set_channel(sinew_document *doc, int32_t animation, 
                                         uint32_t key_count, const float *times, const float *values,
                                         sinew_error *err);
 
+/* Sets or replaces the top-level extension `name` (extensions.NAME) with the JSON object in
+ * `json`, and lists `name` in extensionsUsed (never extensionsRequired: a reader without it
+ * still shows the file). SINEW_ERR_ARGUMENT when `json` is not a JSON object. */
+sinew_result sinew_document_set_extension(sinew_document *doc, const char *name, const char *json,
+                                          sinew_error *err);
+/* Lists `name` in extensionsUsed (once), for an extension used inside another one's JSON. */
+sinew_result sinew_document_use_extension(sinew_document *doc, const char *name, sinew_error *err);
+
+/* Sets the rotation of node `node` (a unit quaternion), keeping its translation and scale (a
+ * node stored as a matrix is rewritten as translation, rotation and scale). */
+sinew_result sinew_document_set_node_rotation(sinew_document *doc, int32_t node,
+                                              sinew_quat rotation, sinew_error *err);
+
 /* Sets or replaces a string in the document's asset.extras.sinew object (a provenance note:
  * "tail: 1 chain of 4 bones"). */
 sinew_result sinew_document_set_note(sinew_document *doc, const char *key, const char *value,

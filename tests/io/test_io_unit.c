@@ -596,6 +596,42 @@ static void test_from_model(void **state)
     sinew_document_free(doc);
 }
 
+/* A skin's skeleton that is not a common root of its joints (IK helpers beside the body, as
+ * the Quaternius animal pack exports them) becomes their closest common root, or goes when
+ * they have none, with a warning each; a right one stays. */
+static void test_skeleton_repair(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0,4]}],\"nodes\":["
+        "{\"name\":\"Root\",\"children\":[1,3]},{\"name\":\"Body\",\"children\":[2]},"
+        "{\"name\":\"Leg\"},{\"name\":\"IK\"},{\"name\":\"Other\"}],"
+        "\"skins\":[{\"joints\":[1,2,3],\"skeleton\":1},{\"joints\":[2,4],\"skeleton\":2},"
+        "{\"joints\":[1,2],\"skeleton\":1}]}";
+    sinew_document *doc = NULL;
+    sinew_error err = {0};
+    if (sinew_document_load_memory(json, strlen(json), NULL, &doc, &err))
+        fail_msg("%s", err.message);
+    uint32_t found = 0;
+    for (uint32_t w = 0; w < sinew_document_warning_count(doc); w++)
+        found += strstr(sinew_document_warning(doc, w), "not a common root") != NULL;
+    assert_int_equal(found, 2);
+    void *text = NULL;
+    size_t size = 0;
+    assert_int_equal(sinew_document_serialize(doc, "x.gltf", &text, &size, &err), SINEW_OK);
+    cJSON *root = cJSON_ParseWithLength(text, size);
+    const cJSON *skins = cJSON_GetObjectItemCaseSensitive(root, "skins");
+    const cJSON *s0 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(skins, 0), "skeleton");
+    const cJSON *s1 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(skins, 1), "skeleton");
+    const cJSON *s2 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(skins, 2), "skeleton");
+    assert_true(cJSON_IsNumber(s0) && s0->valuedouble == 0); /* Root holds Body and IK */
+    assert_null(s1);                                         /* Leg and Other share none */
+    assert_true(cJSON_IsNumber(s2) && s2->valuedouble == 1); /* right already: kept */
+    cJSON_Delete(root);
+    free(text);
+    sinew_document_free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -611,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_write_deterministic),
         cmocka_unit_test(test_edits),
         cmocka_unit_test(test_from_model),
+        cmocka_unit_test(test_skeleton_repair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
