@@ -400,6 +400,98 @@ static void test_shuffled_and_resolution(void **state)
     sinew_model_free(hires);
 }
 
+/* Appends two horns to the fixture's head: cones of `sides` x 4 vertices rising from the Head
+ * joint, all on the Head (a part the source lacks). */
+static void add_horns(sinew_model *m, uint32_t sides)
+{
+    int32_t head_node = sinew_model_find_node(m, "Head");
+    assert_true(head_node >= 0);
+    uint32_t head = UINT32_MAX;
+    for (uint32_t j = 0; j < m->skin.joint_count; j++)
+        if (m->skin.joints[j].node == head_node) head = j;
+    assert_true(head != UINT32_MAX);
+    const sinew_vec3 at = sinew_mat4_translation(&m->skin.joints[head].bind);
+    const float s = 0.06f * m->size.scale;
+    sinew_mesh *mesh = &m->mesh;
+    const uint32_t V0 = mesh->vertex_count, T0 = mesh->triangle_count, rings = 4;
+    const uint32_t V = V0 + 2 * sides * rings, T = T0 + 2 * 2 * sides * (rings - 1);
+    mesh->positions = realloc(mesh->positions, V * sizeof *mesh->positions);
+    mesh->weld = realloc(mesh->weld, V * sizeof *mesh->weld);
+    mesh->influence_joints =
+        realloc(mesh->influence_joints, (size_t)V * SINEW_MAX_INFLUENCES * sizeof(uint16_t));
+    mesh->influence_weights =
+        realloc(mesh->influence_weights, (size_t)V * SINEW_MAX_INFLUENCES * sizeof(float));
+    mesh->triangles = realloc(mesh->triangles, (size_t)T * 3 * sizeof *mesh->triangles);
+    uint32_t v = V0, t = T0;
+    for (int side = 0; side < 2; side++) {
+        const uint32_t first = v;
+        for (uint32_t r = 0; r < rings; r++)
+            for (uint32_t q = 0; q < sides; q++, v++) {
+                const float a = 6.2831853f * (float)q / (float)sides, h = (float)r / (float)(rings - 1);
+                const float radius = 0.3f * s * (1.0f - 0.8f * h);
+                mesh->positions[v] =
+                    sinew_vec3_make(at.x + (side ? 1 : -1) * (0.5f * s + h * s) + radius * cosf(a),
+                                    at.y + 0.6f * s + 2.0f * h * s, at.z + radius * sinf(a));
+                mesh->weld[v] = v;
+                for (int k = 0; k < SINEW_MAX_INFLUENCES; k++)
+                    mesh->influence_joints[(size_t)v * SINEW_MAX_INFLUENCES +
+                                           k] = (uint16_t)(k ? 0 : head),
+                                           mesh->influence_weights[(size_t)v *
+                                                                       SINEW_MAX_INFLUENCES +
+                                                                   k] = k ? 0.0f : 1.0f;
+            }
+        for (uint32_t r = 0; r + 1 < rings; r++)
+            for (uint32_t q = 0; q < sides; q++) {
+                const uint32_t i0 = first + r * sides + q, i1 = first + r * sides + (q + 1) % sides;
+                uint32_t *tri = &mesh->triangles[(size_t)t * 3];
+                tri[0] = i0, tri[1] = i1, tri[2] = i0 + sides;
+                tri[3] = i1, tri[4] = i1 + sides, tri[5] = i0 + sides;
+                t += 2;
+            }
+    }
+    mesh->vertex_count = V, mesh->triangle_count = T;
+    mesh->ranges[0].vertex_count = V, mesh->ranges[0].triangle_count = T;
+    sinew_model_update_size(m);
+}
+
+/* The same creature, other meshes: the rig's mesh is a coarser copy of the source's surface,
+ * a finer one, or the source's with horns the source lacks (which follow the head, the
+ * nearest source skin). Played Q (keys and midpoints) reaches 99% on each. */
+static void test_other_meshes_of_one_creature(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *src = fixture_creature(&p);
+    fixture_params coarse_p = p, fine_p = p;
+    coarse_p.rings = 5, coarse_p.sides = 7;
+    fine_p.rings = 23, fine_p.sides = 25;
+    sinew_model *targets[3] = {fixture_creature(&coarse_p), fixture_creature(&fine_p),
+                               fixture_creature(&p)};
+    add_horns(targets[2], 9);
+    const char *what[3] = {"decimated copy", "subdivided copy", "copy with horns"};
+    for (int i = 0; i < 3; i++) {
+        sinew_model *rig = targets[i];
+        uint32_t *nearest = malloc(rig->mesh.vertex_count * sizeof *nearest);
+        sinew_correspondence_stats st;
+        sinew_error err = {0};
+        assert_int_equal(sinew_solve_correspond(src, rig, NULL, nearest, &st, &err), SINEW_OK);
+        sinew_solve_clip_result res;
+        solve_or_fail(src, rig, nearest, NULL, &res);
+        sinew_solve_quality played;
+        assert_int_equal(sinew_solve_quality_played(src, &src->clips[0], rig, nearest, NULL, &res,
+                                                    NULL, &played, NULL, &err),
+                         SINEW_OK);
+        fprintf(stderr, "  %-16s %5u vertices: Q as played %.3f%%, mean %.4f%%, max %.3f%%\n",
+                what[i], rig->mesh.vertex_count, 100 * played.q, 100 * played.mean_error,
+                100 * played.max_error);
+        assert_true(played.q >= 0.99);
+        sinew_solve_clip_result_free(&res, NULL);
+        free(nearest);
+        sinew_model_free(rig);
+    }
+    sinew_model_free(src);
+}
+
 /* --max-vertices: a fit on an even subset still reaches zero in the control and the same
  * quality on a coarser rig (quality measured on every vertex). */
 static void test_max_vertices(void **state)
@@ -1001,6 +1093,7 @@ int main(void)
         cmocka_unit_test(test_rotation_only_control),
         cmocka_unit_test(test_coarser_and_rotation_only),
         cmocka_unit_test(test_shuffled_and_resolution),
+        cmocka_unit_test(test_other_meshes_of_one_creature),
         cmocka_unit_test(test_max_vertices),
         cmocka_unit_test(test_degenerate_bone),
         cmocka_unit_test(test_bad_input),
