@@ -20,8 +20,10 @@
 void solve_written_clip_free(sinew_clip *clip, const sinew_allocator *alloc)
 {
     if (!clip) return;
-    for (uint32_t c = 0; c < clip->channel_count; c++)
+    for (uint32_t c = 0; c < clip->channel_count; c++) {
+        sinew_free(alloc, clip->channels[c].times);
         sinew_free(alloc, clip->channels[c].values);
+    }
     sinew_free(alloc, clip->channels);
     memset(clip, 0, sizeof *clip);
 }
@@ -41,6 +43,40 @@ static int needs_scale(const sinew_model *rig, const sinew_solve_clip_result *re
     return 0;
 }
 
+/* The tolerance of channel `ch` (of node n) under res->keys: the diagonal's fraction as model
+ * units for translations, of the node's own largest scale for scales, radians for rotations. */
+static double key_tolerance(const sinew_model *rig, const sinew_solve_clip_result *res,
+                            const sinew_channel *ch)
+{
+    if (ch->path == SINEW_PATH_ROTATION) return res->keys.rotation;
+    if (ch->path == SINEW_PATH_TRANSLATION) return res->keys.translation * res->diagonal;
+    const sinew_vec3 s = rig->nodes[ch->node].local.scale;
+    double big = fabs(s.x) > fabs(s.y) ? fabs(s.x) : fabs(s.y);
+    if (fabs(s.z) > big) big = fabs(s.z);
+    return res->keys.translation * big;
+}
+
+/* Drops the keys of `ch` a player does not need (sinew_channel_reduce), moving the kept ones
+ * to the front. `keep` is scratch of key_count flags. */
+static sinew_result reduce_channel(sinew_channel *ch, double tolerance,
+                                   const sinew_allocator *alloc, uint8_t *keep, sinew_error *err)
+{
+    uint32_t kept = 0;
+    sinew_result r = sinew_channel_reduce(ch, tolerance, alloc, keep, &kept, err);
+    if (r != SINEW_OK) return r;
+    const uint32_t comps = ch->path == SINEW_PATH_ROTATION ? 4 : 3;
+    uint32_t w = 0;
+    for (uint32_t k = 0; k < ch->key_count; k++) {
+        if (!keep[k]) continue;
+        ch->times[w] = ch->times[k];
+        memmove(&ch->values[(size_t)w * comps], &ch->values[(size_t)k * comps],
+                comps * sizeof *ch->values);
+        w++;
+    }
+    ch->key_count = w;
+    return SINEW_OK;
+}
+
 sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_result *res,
                                 const sinew_allocator *alloc, sinew_clip *out, sinew_error *err)
 {
@@ -49,8 +85,13 @@ sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_r
     if (F == 0 || N != rig->node_count)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "solve: nothing to write");
     out->channels = sinew_alloc(alloc, (size_t)N * 3 + 1, sizeof *out->channels);
-    if (!out->channels)
+    uint8_t *keep = sinew_alloc(alloc, F, 1);
+    if (!out->channels || !keep) {
+        sinew_free(alloc, out->channels);
+        sinew_free(alloc, keep);
+        out->channels = NULL;
         return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "solve: out of memory");
+    }
     out->gltf_animation = -1;
     out->duration = res->times[F - 1];
     for (uint32_t n = 0; n < N; n++) {
@@ -60,16 +101,18 @@ sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_r
             const uint32_t comps = paths[p] == SINEW_PATH_ROTATION ? 4 : 3;
             sinew_channel *ch = &out->channels[out->channel_count];
             ch->values = sinew_alloc(alloc, (size_t)F * comps, sizeof(float));
-            if (!ch->values) {
+            ch->times = sinew_alloc(alloc, F, sizeof(float));
+            out->channel_count++;
+            if (!ch->values || !ch->times) {
                 solve_written_clip_free(out, alloc);
+                sinew_free(alloc, keep);
                 return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "solve: out of memory");
             }
-            out->channel_count++;
             ch->node = (int32_t)n;
             ch->path = paths[p];
             ch->interpolation = SINEW_INTERP_LINEAR;
             ch->key_count = F;
-            ch->times = res->times;
+            memcpy(ch->times, res->times, (size_t)F * sizeof *ch->times);
             for (uint32_t f = 0; f < F; f++) {
                 const sinew_transform *t = &res->poses[(size_t)f * N + n];
                 float *v = &ch->values[(size_t)f * comps];
@@ -81,8 +124,47 @@ sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_r
                     v[0] = x.x, v[1] = x.y, v[2] = x.z;
                 }
             }
+            if (res->keys.all) continue;
+            const sinew_result r =
+                reduce_channel(ch, key_tolerance(rig, res, ch), alloc, keep, err);
+            if (r != SINEW_OK) {
+                solve_written_clip_free(out, alloc);
+                sinew_free(alloc, keep);
+                return r;
+            }
         }
     }
+    sinew_free(alloc, keep);
+    return SINEW_OK;
+}
+
+sinew_result solve_keys_resolve(const sinew_solve_options *options, sinew_solve_keys *out,
+                                sinew_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const float t = options ? options->key_translation : 0, d = options ? options->key_degrees : 0;
+    if (!(t >= 0) || !isfinite(t) || !(d >= 0) || !isfinite(d))
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "solve: key tolerances must be finite and >= 0 (translation %g, "
+                               "rotation %g degrees)",
+                               (double)t, (double)d);
+    out->all = options && options->all_keys;
+    out->translation = t > 0 ? t : SINEW_SOLVE_KEY_TRANSLATION;
+    out->rotation = (d > 0 ? d : SINEW_SOLVE_KEY_DEGREES) * (SINEW_PI / 180.0);
+    return SINEW_OK;
+}
+
+sinew_result solve_keys_count(const sinew_model *rig, sinew_solve_clip_result *res,
+                              const sinew_allocator *alloc, sinew_error *err)
+{
+    sinew_clip clip;
+    sinew_result r = solve_written_clip(rig, res, alloc, &clip, err);
+    if (r != SINEW_OK) return r;
+    res->keys.frame_keys = (uint64_t)clip.channel_count * res->frame_count;
+    res->keys.written = 0;
+    for (uint32_t c = 0; c < clip.channel_count; c++)
+        res->keys.written += clip.channels[c].key_count;
+    solve_written_clip_free(&clip, alloc);
     return SINEW_OK;
 }
 
