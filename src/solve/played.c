@@ -43,13 +43,33 @@ static int needs_scale(const sinew_model *rig, const sinew_solve_clip_result *re
     return 0;
 }
 
-/* The tolerance of channel `ch` (of node n) under res->keys: the diagonal's fraction as model
- * units for translations, of the node's own largest scale for scales, radians for rotations. */
+/* How far a unit step in node n's local space moves in the world at rest: the largest stretch
+ * of its parent's rest world matrix (1 for a root). The diagonal is a world length, and a
+ * local translation is in the parent's units: under an FBX armature scaled by 100 the same
+ * local step moves a point 100 times as far. `world` is the rest pose's world matrices. */
+static double parent_stretch(const sinew_model *rig, const sinew_mat4 *world, uint32_t n)
+{
+    const int32_t p = rig->nodes[n].parent;
+    if (p < 0) return 1.0;
+    double big = 0;
+    for (int c = 0; c < 3; c++) {
+        const sinew_vec3 axis = sinew_vec3_make(c == 0, c == 1, c == 2);
+        const double len = sinew_vec3_length(sinew_mat4_transform_dir(&world[p], axis));
+        if (len > big) big = len;
+    }
+    return big > 0 ? big : 1.0;
+}
+
+/* The tolerance of channel `ch` (of node n) under res->keys: the diagonal's fraction as a
+ * world length, in the node's local units, for translations; of the node's own largest
+ * scale for scales; radians for rotations. */
 static double key_tolerance(const sinew_model *rig, const sinew_solve_clip_result *res,
-                            const sinew_channel *ch)
+                            const sinew_mat4 *world, const sinew_channel *ch)
 {
     if (ch->path == SINEW_PATH_ROTATION) return res->keys.rotation;
-    if (ch->path == SINEW_PATH_TRANSLATION) return res->keys.translation * res->diagonal;
+    if (ch->path == SINEW_PATH_TRANSLATION)
+        return res->keys.translation * res->diagonal /
+               parent_stretch(rig, world, (uint32_t)ch->node);
     const sinew_vec3 s = rig->nodes[ch->node].local.scale;
     double big = fabs(s.x) > fabs(s.y) ? fabs(s.x) : fabs(s.y);
     if (fabs(s.z) > big) big = fabs(s.z);
@@ -86,12 +106,19 @@ sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_r
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "solve: nothing to write");
     out->channels = sinew_alloc(alloc, (size_t)N * 3 + 1, sizeof *out->channels);
     uint8_t *keep = sinew_alloc(alloc, F, 1);
-    if (!out->channels || !keep) {
+    sinew_transform *rest = sinew_alloc(alloc, N ? N : 1, sizeof *rest);
+    sinew_mat4 *world = sinew_alloc(alloc, N ? N : 1, sizeof *world);
+    if (!out->channels || !keep || !rest || !world) {
         sinew_free(alloc, out->channels);
         sinew_free(alloc, keep);
+        sinew_free(alloc, rest);
+        sinew_free(alloc, world);
         out->channels = NULL;
         return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "solve: out of memory");
     }
+    sinew_pose_rest(rig, rest);
+    sinew_pose_to_world(rig, rest, world);
+    sinew_free(alloc, rest);
     out->gltf_animation = -1;
     out->duration = res->times[F - 1];
     for (uint32_t n = 0; n < N; n++) {
@@ -106,6 +133,7 @@ sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_r
             if (!ch->values || !ch->times) {
                 solve_written_clip_free(out, alloc);
                 sinew_free(alloc, keep);
+                sinew_free(alloc, world);
                 return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "solve: out of memory");
             }
             ch->node = (int32_t)n;
@@ -126,15 +154,17 @@ sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_r
             }
             if (res->keys.all) continue;
             const sinew_result r =
-                reduce_channel(ch, key_tolerance(rig, res, ch), alloc, keep, err);
+                reduce_channel(ch, key_tolerance(rig, res, world, ch), alloc, keep, err);
             if (r != SINEW_OK) {
                 solve_written_clip_free(out, alloc);
                 sinew_free(alloc, keep);
+                sinew_free(alloc, world);
                 return r;
             }
         }
     }
     sinew_free(alloc, keep);
+    sinew_free(alloc, world);
     return SINEW_OK;
 }
 

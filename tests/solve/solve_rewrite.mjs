@@ -86,6 +86,20 @@ try {
   const [ka, kr] = [keys(all, ['--keys', 'all']), keys(reduced, [])];
   const [sa, sr] = [fs.statSync(all).size, fs.statSync(reduced).size];
   check(kr < ka && sr < sa, `Fox control: --keys all ${ka} keys, ${sa} bytes; reduced ${kr} keys, ${sr} bytes`);
+
+  // Bad key options are usage errors (exit 2) naming the option.
+  for (const bad of [['--keys', 'some'], ['--keys', 'all', '--key-degrees', '1'],
+    ['--key-degrees', '0'], ['--key-translation', '-1'], ['--key-translation', '1']]) {
+    let code = 0;
+    let text = '';
+    try {
+      execFileSync(bin, ['solve', '--source', fox, '--control', ...bad], { stdio: 'pipe' });
+    } catch (e) {
+      code = e.status;
+      text = String(e.stderr);
+    }
+    check(code === 2 && /--key/.test(text), `solve ${bad.join(' ')}: exit ${code}: ${text.trim().split('\n')[0]}`);
+  }
 } finally {
   fs.rmSync(tmp, { recursive: true, force: true });
 }
