@@ -199,8 +199,16 @@ int main(int argc, char **argv)
             } else if (!load(r == 3 ? path : notail_path, &doc, &rig)) {
                 return 1;
             }
+            const uint32_t joints_before = rig->skin.joint_count;
             if (r == 2 && !grow_tail(doc, &rig)) return 1;
-            if (r == 3 && coarsen(doc, &rig) < 0) return 1;
+            const int merged = r == 3 ? coarsen(doc, &rig) : 0;
+            if (merged < 0) return 1;
+            if (r == 2)
+                printf("%s: sinew tail grew %u joints on the notail rig (%u -> %u)\n", animals[a],
+                       rig->skin.joint_count - joints_before, joints_before, rig->skin.joint_count);
+            if (r == 3)
+                printf("%s: coarse rig: %d of %u joints merged into their parents\n", animals[a],
+                       merged, rig->skin.joint_count);
             uint32_t *nearest = NULL;
             sinew_correspondence_stats cs;
             memset(&cs, 0, sizeof cs);
