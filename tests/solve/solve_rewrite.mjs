@@ -73,6 +73,9 @@ try {
   const tailed = path.join(tmp, 'tailed.glb');
   run(['tail', notail, '-o', tailed]);
   await twice('bake', tailed, (i, o) => run(['bake', i, '-o', o]), tmp);
+  await twice('bake-reduced', tailed, (i, o) => run(['bake', i, '--key-degrees', '0.1', '-o', o]), tmp);
+  const [full, reducedBake] = ['bake1.glb', 'bake-reduced1.glb'].map((f) => fs.statSync(path.join(tmp, f)).size);
+  check(reducedBake < full, `bake --key-degrees 0.1 writes less: ${full} -> ${reducedBake} bytes`);
 
   // The reduced keys are what is written.
   const all = path.join(tmp, 'all.glb');
