@@ -149,16 +149,33 @@ static void test_bake_is_a_function_of_the_model(void **state)
     }
 }
 
+/* The fixture's clip with a channel array of its own (apply_model grows it); returns it for
+ * applied_free. */
+static sinew_channel *own_channels(fixture *fx, const clip_data *d)
+{
+    sinew_channel *own = sinew_alloc(NULL, 2, sizeof *own);
+    memcpy(own, d->channels, 2 * sizeof *own);
+    fx->model.clips[0].channels = own;
+    return own;
+}
+
+/* Frees what apply_model added to the clip of own_channels. */
+static void applied_free(fixture *fx, sinew_channel *own)
+{
+    for (uint32_t c = 2; c < fx->model.clips[0].channel_count; c++) {
+        sinew_free(NULL, fx->model.clips[0].channels[c].times);
+        sinew_free(NULL, fx->model.clips[0].channels[c].values);
+    }
+    sinew_free(NULL, own == fx->model.clips[0].channels ? own : fx->model.clips[0].channels);
+}
+
 static void test_apply_model_plays_the_keys(void **state)
 {
     (void)state;
     static fixture fx;
     static clip_data d;
     build(&fx, &d, 4);
-    /* apply_model grows the clip's channel array: give it one of its own. */
-    sinew_channel *own = sinew_alloc(NULL, 2, sizeof *own);
-    memcpy(own, d.channels, 2 * sizeof *own);
-    fx.model.clips[0].channels = own;
+    sinew_channel *own = own_channels(&fx, &d);
     sinew_bake_track t;
     assert_int_equal(sinew_bake_clip(&fx.model, NULL, 0, NULL, &t, NULL), SINEW_OK);
     assert_int_equal(sinew_bake_apply_model(&fx.model, &t, NULL), SINEW_OK);
@@ -170,11 +187,7 @@ static void test_apply_model_plays_the_keys(void **state)
                                          t.rotations[7 * t.joint_count + j])) > 1 - 1e-6f);
     /* The hips channels are untouched. */
     assert_ptr_equal(fx.model.clips[0].channels[0].values, d.translation);
-    for (uint32_t c = 2; c < fx.model.clips[0].channel_count; c++) {
-        sinew_free(NULL, fx.model.clips[0].channels[c].times);
-        sinew_free(NULL, fx.model.clips[0].channels[c].values);
-    }
-    sinew_free(NULL, own == fx.model.clips[0].channels ? own : fx.model.clips[0].channels);
+    applied_free(&fx, own);
     sinew_bake_track_free(&fx.model, &t);
 }
 
@@ -187,9 +200,7 @@ static void test_reduced_keys(void **state)
     static fixture fx;
     static clip_data d;
     build(&fx, &d, 4);
-    sinew_channel *own = sinew_alloc(NULL, 2, sizeof *own);
-    memcpy(own, d.channels, 2 * sizeof *own);
-    fx.model.clips[0].channels = own;
+    sinew_channel *own = own_channels(&fx, &d);
     sinew_bake_options opt = {0};
     opt.key_degrees = 0.5f;
     sinew_bake_track t;
@@ -217,11 +228,7 @@ static void test_reduced_keys(void **state)
         }
     }
     assert_true(worst <= 0.5f * (float)(SINEW_PI / 180) * 1.01f);
-    for (uint32_t c = 2; c < fx.model.clips[0].channel_count; c++) {
-        sinew_free(NULL, fx.model.clips[0].channels[c].times);
-        sinew_free(NULL, fx.model.clips[0].channels[c].values);
-    }
-    sinew_free(NULL, own == fx.model.clips[0].channels ? own : fx.model.clips[0].channels);
+    applied_free(&fx, own);
     sinew_bake_track_free(&fx.model, &t);
     opt.key_degrees = -1;
     sinew_error err = {0};
