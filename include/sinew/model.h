@@ -184,6 +184,9 @@ float sinew_clip_key_spacing(const sinew_clip *clip, const sinew_allocator *allo
 sinew_result sinew_channel_reduce(const sinew_channel *channel, double tolerance,
                                   const sinew_allocator *allocator, uint8_t *keep, uint32_t *kept,
                                   sinew_error *err);
+/* Keeps only the keys keep[] flags (key_count flags, from sinew_channel_reduce) of a LINEAR
+ * or STEP channel, moving them to the front of its own times and values, in order. */
+void sinew_channel_keep(sinew_channel *channel, const uint8_t *keep);
 
 /* ---- bones in bind space ---- */
 

@@ -339,20 +339,14 @@ static sinew_result joint_keys(const sinew_model *model, const sinew_bake_track 
     }
     *count = n;
     if (!(track->key_tolerance > 0)) return SINEW_OK;
-    const sinew_channel full = {track->nodes[j], SINEW_PATH_ROTATION, SINEW_INTERP_LINEAR, n, times,
-                                values};
+    sinew_channel ch = {track->nodes[j], SINEW_PATH_ROTATION, SINEW_INTERP_LINEAR, n, times,
+                        values};
     uint32_t kept = 0;
     sinew_result r =
-        sinew_channel_reduce(&full, track->key_tolerance, &model->allocator, keep, &kept, err);
+        sinew_channel_reduce(&ch, track->key_tolerance, &model->allocator, keep, &kept, err);
     if (r != SINEW_OK) return r;
-    uint32_t w = 0;
-    for (uint32_t k = 0; k < n; k++)
-        if (keep[k]) {
-            times[w] = times[k];
-            memmove(&values[4 * w], &values[4 * k], 4 * sizeof *values);
-            w++;
-        }
-    *count = w;
+    sinew_channel_keep(&ch, keep);
+    *count = ch.key_count;
     return SINEW_OK;
 }
 

@@ -218,6 +218,20 @@ sinew_result sinew_channel_reduce(const sinew_channel *ch, double tolerance,
     return SINEW_OK;
 }
 
+void sinew_channel_keep(sinew_channel *ch, const uint8_t *keep)
+{
+    const uint32_t comps = ch->path == SINEW_PATH_ROTATION ? 4 : 3;
+    uint32_t w = 0;
+    for (uint32_t k = 0; k < ch->key_count; k++) {
+        if (!keep[k]) continue;
+        ch->times[w] = ch->times[k];
+        memmove(&ch->values[(size_t)w * comps], &ch->values[(size_t)k * comps],
+                comps * sizeof *ch->values);
+        w++;
+    }
+    ch->key_count = w;
+}
+
 void sinew_pose_to_world(const sinew_model *model, const sinew_transform *pose, sinew_mat4 *world)
 {
     for (uint32_t i = 0; i < model->node_count; i++) {

@@ -76,25 +76,14 @@ static double key_tolerance(const sinew_model *rig, const sinew_solve_clip_resul
     return res->keys.translation * big;
 }
 
-/* Drops the keys of `ch` a player does not need (sinew_channel_reduce), moving the kept ones
- * to the front. `keep` is scratch of key_count flags. */
+/* Drops the keys of `ch` a player does not need. `keep` is scratch of key_count flags. */
 static sinew_result reduce_channel(sinew_channel *ch, double tolerance,
                                    const sinew_allocator *alloc, uint8_t *keep, sinew_error *err)
 {
     uint32_t kept = 0;
     sinew_result r = sinew_channel_reduce(ch, tolerance, alloc, keep, &kept, err);
-    if (r != SINEW_OK) return r;
-    const uint32_t comps = ch->path == SINEW_PATH_ROTATION ? 4 : 3;
-    uint32_t w = 0;
-    for (uint32_t k = 0; k < ch->key_count; k++) {
-        if (!keep[k]) continue;
-        ch->times[w] = ch->times[k];
-        memmove(&ch->values[(size_t)w * comps], &ch->values[(size_t)k * comps],
-                comps * sizeof *ch->values);
-        w++;
-    }
-    ch->key_count = w;
-    return SINEW_OK;
+    if (r == SINEW_OK) sinew_channel_keep(ch, keep);
+    return r;
 }
 
 sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_result *res,
