@@ -177,6 +177,23 @@ int32_t sinew_model_find_clip(const sinew_model *model, const char *name);
  * allocated. What the bake and the solve derive their rates from. */
 float sinew_clip_key_spacing(const sinew_clip *clip, const sinew_allocator *allocator);
 
+/* Which keys of a LINEAR or STEP channel a player needs to play the same curve within
+ * `tolerance`: keep[k] = 1 for the keys kept (key_count flags), *kept their count. The first
+ * and last keys are always kept (a loop stays closed); every key left out is within
+ * `tolerance` of what the kept keys play at its time (sinew_clip_sample's interpolation: lerp,
+ * slerp for rotations, or the held value under STEP). Between two keys of the full channel
+ * the error is linear under lerp and constant under STEP, so bounding it at the keys bounds it
+ * everywhere (to float rounding, and to slerp's small curvature). `tolerance` is radians for
+ * rotations (the angle between them), else the path's own units. Allocates a stack of 2 *
+ * key_count integers through `allocator` (NULL: malloc). SINEW_ERR_UNSUPPORTED for
+ * CUBICSPLINE. */
+sinew_result sinew_channel_reduce(const sinew_channel *channel, double tolerance,
+                                  const sinew_allocator *allocator, uint8_t *keep, uint32_t *kept,
+                                  sinew_error *err);
+/* Keeps only the keys keep[] flags (key_count flags, from sinew_channel_reduce) of a LINEAR
+ * or STEP channel, moving them to the front of its own times and values, in order. */
+void sinew_channel_keep(sinew_channel *channel, const uint8_t *keep);
+
 /* ---- bones in bind space ---- */
 
 /* A bone as a segment in bind space: from its joint to one child joint, or, for a terminal

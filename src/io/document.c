@@ -105,6 +105,7 @@ void sinew_document_free(sinew_document *doc)
     for (uint32_t i = 0; i < doc->source_count; i++)
         sinew_free(&alloc, doc->sources[i]);
     sinew_free(&alloc, doc->sources);
+    sinew_free(&alloc, doc->released);
     io_tables_free(doc);
     cJSON_Delete(doc->root);
     sinew_free(&alloc, doc->name);

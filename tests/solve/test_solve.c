@@ -102,6 +102,57 @@ static void test_control(void **state)
     sinew_model_free(m);
 }
 
+/* The written clip keeps the keys a player needs (within the default tolerances) and the
+ * quality as played measures that reduced clip: fewer keys, a little more error, not much;
+ * --keys all (all_keys) writes one key per frame and plays the solve exactly. */
+static void test_reduced_keys(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *m = fixture_creature(&p);
+    sinew_solve_options all_opt = {0}, tight_opt = {0};
+    all_opt.all_keys = 1;
+    tight_opt.key_translation = 1e-7f;
+    tight_opt.key_degrees = 1e-4f;
+    sinew_solve_clip_result reduced, all, tight;
+    solve_or_fail(m, m, NULL, NULL, &reduced);
+    solve_or_fail(m, m, NULL, &all_opt, &all);
+    solve_or_fail(m, m, NULL, &tight_opt, &tight);
+    sinew_solve_quality pr, pa;
+    sinew_error err = {0};
+    assert_int_equal(
+        sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &reduced, NULL, &pr, NULL, &err),
+        SINEW_OK);
+    assert_int_equal(
+        sinew_solve_quality_played(m, &m->clips[0], m, NULL, &all_opt, &all, NULL, &pa, NULL, &err),
+        SINEW_OK);
+    fprintf(stderr,
+            "keys: %llu of %llu written (tight tolerances: %llu); Q as played %.4f%% (every "
+            "frame keyed: %.4f%%), max %.4f%% (%.4f%%) of the diagonal\n",
+            (unsigned long long)reduced.keys.written, (unsigned long long)reduced.keys.frame_keys,
+            (unsigned long long)tight.keys.written, 100 * pr.q, 100 * pa.q, 100 * pr.max_error,
+            100 * pa.max_error);
+    assert_true(all.keys.written == all.keys.frame_keys && all.keys.frame_keys > 0);
+    assert_true(reduced.keys.frame_keys == all.keys.frame_keys);
+    assert_true(reduced.keys.written < all.keys.frame_keys * 3 / 4);
+    assert_true(tight.keys.written > reduced.keys.written);
+    /* what is played is the reduced clip: its error is larger, but bounded */
+    assert_true(pr.error > pa.error);
+    assert_true(pr.q > pa.q - 0.01);
+    assert_true(pr.max_error < 0.005);
+    sinew_solve_clip_result_free(&reduced, NULL);
+    sinew_solve_clip_result_free(&all, NULL);
+    sinew_solve_clip_result_free(&tight, NULL);
+    /* a tolerance below zero is refused by name */
+    sinew_solve_options bad = {0};
+    bad.key_degrees = -1;
+    sinew_solve_clip_result none;
+    assert_int_equal(sinew_solve_clip(m, &m->clips[0], m, NULL, &bad, NULL, &none, &err),
+                     SINEW_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "key tolerances"));
+    sinew_model_free(m);
+}
+
 /* Quality as played sees what the solve's frames do not: solved at 4 frames per second, the
  * control run is exact at its frames, but a player interpolating its keys misses the source's
  * 24 keys per second between them. At every frame of a full-rate solve the two agree. */
@@ -110,18 +161,19 @@ static void test_played_between_frames(void **state)
     (void)state;
     fixture_params p = fixture_default();
     sinew_model *m = fixture_creature(&p);
-    sinew_solve_options opt = {0};
+    sinew_solve_options opt = {0}, every = {0};
     opt.frame_rate = 4;
+    every.all_keys = 1; /* a key at every frame: the reduction's own error is another test's */
     sinew_solve_clip_result coarse, full;
     solve_or_fail(m, m, NULL, &opt, &coarse);
-    solve_or_fail(m, m, NULL, NULL, &full);
+    solve_or_fail(m, m, NULL, &every, &full);
     sinew_solve_quality played_coarse, played_full;
     sinew_error err = {0};
     assert_int_equal(sinew_solve_quality_played(m, &m->clips[0], m, NULL, &opt, &coarse, NULL,
                                                 &played_coarse, NULL, &err),
                      SINEW_OK);
     float *vertex_error = malloc(m->mesh.vertex_count * sizeof *vertex_error);
-    assert_int_equal(sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &full, NULL,
+    assert_int_equal(sinew_solve_quality_played(m, &m->clips[0], m, NULL, &every, &full, NULL,
                                                 &played_full, vertex_error, &err),
                      SINEW_OK);
     fprintf(stderr,
@@ -1089,6 +1141,7 @@ int main(void)
         cmocka_unit_test(test_horn),
         cmocka_unit_test(test_control),
         cmocka_unit_test(test_played_between_frames),
+        cmocka_unit_test(test_reduced_keys),
         cmocka_unit_test(test_unweighted_root),
         cmocka_unit_test(test_rotation_only_control),
         cmocka_unit_test(test_coarser_and_rotation_only),

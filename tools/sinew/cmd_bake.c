@@ -11,19 +11,23 @@
 #include "sinew/document.h"
 
 static const char *usage =
-    "usage: sinew bake IN -o OUT [spring options] [--vrm-springs]\n"
+    "usage: sinew bake IN -o OUT [--key-degrees D] [spring options] [--vrm-springs]\n"
     "\n"
     "Bakes the tail of a file that already has a Tail_1..Tail_K chain (from 'sinew tail'): every\n"
     "clip is simulated with the spring runtime and rotation keys for the Tail_* joints are\n"
     "written into that same animation at the clip's own rate (at least 30 per second). A\n"
     "looping clip runs silently until the tail's state returns to where it began, so the loop\n"
     "closes; a non-looping clip starts settled in its first pose. No other channel changes.\n"
-    "OUT is .glb, or .gltf when its name says so. IN is never modified.\n\n";
+    "OUT is .glb, or .gltf when its name says so. IN is never modified.\n\n"
+    "  --key-degrees D   each joint keeps only the keys a player needs to play its rotations\n"
+    "                    within D degrees of the track keyed at every step (first and last\n"
+    "                    kept, so loops stay closed); default: every key\n\n";
 
 int cmd_bake(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
     int vrm = 0;
+    float key_degrees = 0;
     sinew_dyn_params params;
     memset(&params, 0, sizeof params);
     for (int i = 1; i < argc; i++) {
@@ -33,6 +37,15 @@ int cmd_bake(int argc, char **argv)
         if (cli_is_help(argv[i])) {
             printf("%s%s%s", usage, bake_cli_options_help, bake_cli_vrm_help);
             return CLI_EXIT_OK;
+        } else if (!strcmp(argv[i], "--key-degrees")) {
+            const char *v = cli_option_value("bake", argc, argv, &i);
+            if (!v) return CLI_EXIT_USAGE;
+            /* up to 45 degrees: past that nothing of a tail's swing is left to keep */
+            if (!cli_parse_float(v, 0, 45.0f, &key_degrees) || !(key_degrees > 0))
+                return cli_usage_error("bake",
+                                       "--key-degrees needs a number above 0 and at most 45, "
+                                       "not '%s'",
+                                       v);
         } else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
             if (!(out = cli_option_value("bake", argc, argv, &i))) return CLI_EXIT_USAGE;
         } else if (!strcmp(argv[i], "--vrm-springs")) {
@@ -66,6 +79,7 @@ int cmd_bake(int argc, char **argv)
     summaries = calloc(model->clip_count + 1, sizeof *summaries);
     sinew_bake_options options = {0};
     options.params = &params;
+    options.key_degrees = key_degrees;
     if (!summaries) {
         sinew_error_set(&err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
         code = cli_report_file("bake", in, &err);
