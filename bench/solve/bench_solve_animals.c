@@ -9,7 +9,7 @@
  *           (built here by editing the document: the joint's skin weights go to its
  *           parent, which is what merging a bone into its parent does to the surface);
  * each free and rotation-only, and prints Q, mean and max error as a glTF player shows the
- * written clip (sinew_solve_quality_played; keys reduced as `sinew solve` writes them), and Q
+ * written clip (sinew_solve_quality_written; keys reduced as `sinew solve` writes them), and Q
  * of the same solve keyed at every frame (--keys all) beside it, and the published figures:
  * Sidorkin, "Solve the surface, not the skeleton": the artist's rig 99.8% / 99.9%, the best
  * third-party auto-rigs 92-94% on Walk.
@@ -233,8 +233,8 @@ int main(int argc, char **argv)
                     cell *e = &table[a][r][mode][c];
                     if (sinew_solve_clip(src, &src->clips[clip], rig, nearest, &opt, NULL, &res,
                                          &err) ||
-                        sinew_solve_quality_played(src, &src->clips[clip], rig, nearest, &opt, &res,
-                                                   NULL, &e->played, NULL, &err)) {
+                        sinew_solve_quality_written(src, &src->clips[clip], rig, nearest, &opt,
+                                                    &res, NULL, &e->played, NULL, &err)) {
                         fprintf(stderr, "bench_solve_animals: %s %s onto %s: %s\n", animals[a],
                                 clip_names[c], rig_names[r], err.message);
                         return 1;

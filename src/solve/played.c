@@ -299,3 +299,44 @@ done:
     if (r != SINEW_OK) memset(out, 0, sizeof *out);
     return r;
 }
+
+/* Halvings of the key tolerances before every frame is keyed: 0.01 degree / 1e-4 of the
+ * diagonal down to 1.6e-4 degree / 1.6e-6, where a track keeps nearly every frame anyway. */
+#define KEY_HALVINGS 6
+
+sinew_result sinew_solve_quality_written(const sinew_model *source, const sinew_clip *clip,
+                                         const sinew_model *rig, const uint32_t *nearest,
+                                         const sinew_solve_options *options,
+                                         sinew_solve_clip_result *result,
+                                         const sinew_allocator *allocator, sinew_solve_quality *out,
+                                         float *vertex_error, sinew_error *err)
+{
+    if (!result)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "solve: the result is not a solve");
+    sinew_result r = SINEW_OK;
+    if (!result->keys.all) {
+        sinew_solve_quality every;
+        result->keys.all = 1;
+        r = sinew_solve_quality_played(source, clip, rig, nearest, options, result, allocator,
+                                       &every, NULL, err);
+        result->keys.all = 0;
+        for (int halvings = 0; r == SINEW_OK; halvings++) {
+            sinew_solve_quality reduced;
+            r = sinew_solve_quality_played(source, clip, rig, nearest, options, result, allocator,
+                                           &reduced, NULL, err);
+            if (r != SINEW_OK || every.q - reduced.q <= SINEW_SOLVE_KEY_Q_LOSS) break;
+            if (halvings == KEY_HALVINGS) {
+                result->keys.all = 1;
+                break;
+            }
+            result->keys.translation *= 0.5;
+            result->keys.rotation *= 0.5;
+        }
+        sinew_allocator alloc = {0};
+        if (allocator) alloc = *allocator;
+        if (r == SINEW_OK) r = solve_keys_count(rig, result, &alloc, err);
+    }
+    if (r != SINEW_OK) return r;
+    return sinew_solve_quality_played(source, clip, rig, nearest, options, result, allocator, out,
+                                      vertex_error, err);
+}

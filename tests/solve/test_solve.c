@@ -300,6 +300,52 @@ static void test_unweighted_root(void **state)
     sinew_model_free(m);
 }
 
+/* A root with a little skin (two vertices' worth, on the first vertices of the mesh) is no
+ * better determined than one with none: onto a coarser rig it still follows the source's root,
+ * with no jump between frames that its children would have to undo. */
+static void test_barely_weighted_root(void **state)
+{
+    (void)state;
+    sinew_model *src = unweighted_root_creature(0.9f);
+    sinew_model *rig = unweighted_root_creature(0.9f);
+    fixture_merge_chain(rig, "Tail", 1, 2);
+    const uint16_t root = (uint16_t)(rig->skin.joint_count - 1);
+    for (uint32_t v = 0; v < 4; v++) {
+        float *w = &rig->mesh.influence_weights[(size_t)v * SINEW_MAX_INFLUENCES];
+        uint16_t *j = &rig->mesh.influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
+        for (int k = SINEW_MAX_INFLUENCES - 1; k > 0; k--)
+            w[k] = 0.5f * w[k - 1], j[k] = j[k - 1];
+        w[0] = 0.5f, j[0] = root;
+    }
+    const float source_step = max_key_step(&src->clips[0], 0);
+    uint32_t *nearest = malloc(rig->mesh.vertex_count * sizeof *nearest);
+    sinew_correspondence_stats st;
+    sinew_error err = {0};
+    assert_int_equal(sinew_solve_correspond(src, rig, NULL, nearest, &st, &err), SINEW_OK);
+    sinew_solve_clip_result res;
+    solve_or_fail(src, rig, nearest, NULL, &res);
+    float solved_step = 0;
+    for (uint32_t f = 1; f < res.frame_count; f++) {
+        const sinew_quat a = res.poses[(size_t)(f - 1) * res.node_count].rotation;
+        const sinew_quat b = res.poses[(size_t)f * res.node_count].rotation;
+        const float step = sinew_quat_angle(sinew_quat_mul(sinew_quat_conjugate(a), b));
+        if (step > solved_step) solved_step = step;
+    }
+    sinew_solve_quality played;
+    assert_int_equal(sinew_solve_quality_played(src, &src->clips[0], rig, nearest, NULL, &res, NULL,
+                                                &played, NULL, &err),
+                     SINEW_OK);
+    fprintf(stderr,
+            "barely weighted root: source turns %.4f rad per key at most, solved %.4f; Q at "
+            "frames %.4f%%, as played %.4f%%\n",
+            (double)source_step, (double)solved_step, 100 * res.quality.q, 100 * played.q);
+    assert_true(solved_step <= source_step + 1e-3f);
+    sinew_solve_clip_result_free(&res, NULL);
+    free(nearest);
+    sinew_model_free(src);
+    sinew_model_free(rig);
+}
+
 /* A coarser rig (tail merged into its first joint) scores below the control and above zero;
  * its rotation-only solve keeps every bone length. */
 static void test_coarser_and_rotation_only(void **state)
@@ -479,7 +525,8 @@ static void add_horns(sinew_model *m, uint32_t sides)
         const uint32_t first = v;
         for (uint32_t r = 0; r < rings; r++)
             for (uint32_t q = 0; q < sides; q++, v++) {
-                const float a = 6.2831853f * (float)q / (float)sides, h = (float)r / (float)(rings - 1);
+                const float a = 6.2831853f * (float)q / (float)sides,
+                            h = (float)r / (float)(rings - 1);
                 const float radius = 0.3f * s * (1.0f - 0.8f * h);
                 mesh->positions[v] =
                     sinew_vec3_make(at.x + (side ? 1 : -1) * (0.5f * s + h * s) + radius * cosf(a),
@@ -1143,6 +1190,7 @@ int main(void)
         cmocka_unit_test(test_played_between_frames),
         cmocka_unit_test(test_reduced_keys),
         cmocka_unit_test(test_unweighted_root),
+        cmocka_unit_test(test_barely_weighted_root),
         cmocka_unit_test(test_rotation_only_control),
         cmocka_unit_test(test_coarser_and_rotation_only),
         cmocka_unit_test(test_shuffled_and_resolution),

@@ -508,8 +508,8 @@ int cmd_solve(int argc, char **argv)
             code = CLI_EXIT_INTERNAL;
             goto done;
         }
-        if (sinew_solve_quality_played(src, chosen[c], rig, nearest, &opt, &run->res, NULL,
-                                       &run->played, run->vertex_error, &err)) {
+        if (sinew_solve_quality_written(src, chosen[c], rig, nearest, &opt, &run->res, NULL,
+                                        &run->played, run->vertex_error, &err)) {
             code = cli_report(CMD, &err);
             goto done;
         }
@@ -519,8 +519,8 @@ int cmd_solve(int argc, char **argv)
         if (rotation_only) {
             t0 = now_seconds();
             if (sinew_solve_clip(src, chosen[c], rig, nearest, &free_opt, NULL, &run->free, &err) ||
-                sinew_solve_quality_played(src, chosen[c], rig, nearest, &free_opt, &run->free,
-                                           NULL, &run->played_free, NULL, &err)) {
+                sinew_solve_quality_written(src, chosen[c], rig, nearest, &free_opt, &run->free,
+                                            NULL, &run->played_free, NULL, &err)) {
                 code = cli_report(CMD, &err);
                 goto done;
             }
