@@ -346,6 +346,48 @@ static void test_barely_weighted_root(void **state)
     sinew_model_free(rig);
 }
 
+/* A clip that barely moves (standing, a bob and 0.2 degrees of sway) loses more Q to the
+ * default key tolerances than a walk (99.80% against 100.00%):
+ * the written clip's tolerances are tightened until it loses at most SINEW_SOLVE_KEY_Q_LOSS
+ * against every frame keyed, and the written keys are counted again. */
+static void test_keys_settle_on_a_slow_clip(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    p.amplitude = 0.004f;
+    sinew_model *m = fixture_creature(&p);
+    sinew_channel *hips = &m->clips[0].channels[m->clips[0].channel_count - 1];
+    assert_int_equal(hips->path, SINEW_PATH_TRANSLATION);
+    for (uint32_t k = 0; k < hips->key_count; k++) /* standing: no walk, a small bob */
+        hips->values[3 * k + 0] = 0, hips->values[3 * k + 2] = 0;
+    sinew_solve_clip_result res;
+    solve_or_fail(m, m, NULL, NULL, &res);
+    sinew_error err = {0};
+    sinew_solve_quality loose, every, settled;
+    assert_int_equal(
+        sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &res, NULL, &loose, NULL, &err),
+        SINEW_OK);
+    const uint64_t loose_keys = res.keys.written;
+    res.keys.all = 1;
+    assert_int_equal(
+        sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &res, NULL, &every, NULL, &err),
+        SINEW_OK);
+    res.keys.all = 0;
+    assert_int_equal(sinew_solve_quality_written(m, &m->clips[0], m, NULL, NULL, &res, NULL,
+                                                 &settled, NULL, &err),
+                     SINEW_OK);
+    fprintf(stderr,
+            "slow clip: every frame Q %.4f%%; default tolerances %.4f%% (%llu keys); settled "
+            "%.4f%% (%llu keys, %.3g degrees)\n",
+            100 * every.q, 100 * loose.q, (unsigned long long)loose_keys, 100 * settled.q,
+            (unsigned long long)res.keys.written, res.keys.rotation * 180 / SINEW_PI);
+    assert_true(every.q - loose.q > SINEW_SOLVE_KEY_Q_LOSS); /* the case this is for */
+    assert_true(every.q - settled.q <= SINEW_SOLVE_KEY_Q_LOSS);
+    assert_true(res.keys.written > loose_keys);
+    sinew_solve_clip_result_free(&res, NULL);
+    sinew_model_free(m);
+}
+
 /* A coarser rig (tail merged into its first joint) scores below the control and above zero;
  * its rotation-only solve keeps every bone length. */
 static void test_coarser_and_rotation_only(void **state)
@@ -1191,6 +1233,7 @@ int main(void)
         cmocka_unit_test(test_reduced_keys),
         cmocka_unit_test(test_unweighted_root),
         cmocka_unit_test(test_barely_weighted_root),
+        cmocka_unit_test(test_keys_settle_on_a_slow_clip),
         cmocka_unit_test(test_rotation_only_control),
         cmocka_unit_test(test_coarser_and_rotation_only),
         cmocka_unit_test(test_shuffled_and_resolution),
