@@ -537,7 +537,10 @@ sinew_result sinew_model_from_document(const sinew_document *doc,
         sinew_model_free(m);
         return r;
     }
-    sinew_model_update_size(m);
+    if (sinew_model_update_size(m)) {
+        sinew_model_free(m);
+        return io_oom(doc, err);
+    }
     *out = m;
     return SINEW_OK;
 }
