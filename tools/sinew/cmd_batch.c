@@ -602,7 +602,9 @@ static cJSON *worker_result(const worker *w, int wstatus, char *why, size_t size
     cJSON *result = w->buf ? cJSON_ParseWithLength(w->buf, w->len) : NULL;
     if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(result, "status"))) {
         cJSON_Delete(result);
-        snprintf(why, size, "the worker wrote no result");
+        snprintf(why, size,
+                 cli_json_failed() ? "out of memory reading the worker's result"
+                                   : "the worker wrote no result");
         return NULL;
     }
     return result;
