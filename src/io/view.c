@@ -111,8 +111,9 @@ static sinew_result pick_skin(const view_ctx *c, const sinew_model_options *opti
     if (options && (options->skin_is_set || options->skin > 0)) {
         *skin = options->skin;
         if (*skin < 0 || (uint32_t)*skin >= skins)
-            return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: skin %d does not exist (%u skins)",
-                                   c->doc->name, *skin, skins);
+            return sinew_error_set(err, SINEW_ERR_NOT_FOUND,
+                                   "%s: skin %d does not exist (%u skins)", c->doc->name, *skin,
+                                   skins);
         return SINEW_OK;
     }
     sinew_result r = choose_skin(c, skin, err);

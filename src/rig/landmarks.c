@@ -301,7 +301,7 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
     out->pelvis = out->head = out->thigh[0] = out->thigh[1] = -1;
     out->up = sinew_vec3_make(0, 1, 0);
     const uint32_t n = m->skin.joint_count;
-    if (n == 0) return sinew_error_set(err, SINEW_ERR_ARGUMENT, "the model has no joints");
+    if (n == 0) return sinew_error_set(err, SINEW_ERR_UNSUPPORTED, "the model has no joints");
     const sinew_allocator *al = &m->allocator;
     tree t;
     memset(&t, 0, sizeof t);
