@@ -317,18 +317,10 @@ static int tree_alloc(tree *t, const sinew_allocator *al, uint32_t n)
 
 static void tree_free(tree *t, const sinew_allocator *al)
 {
-    sinew_free(al, t->parent);
-    sinew_free(al, t->first);
-    sinew_free(al, t->kids);
-    sinew_free(al, t->size);
-    sinew_free(al, t->depth);
-    sinew_free(al, t->low);
-    sinew_free(al, t->high);
-    sinew_free(al, t->h);
-    sinew_free(al, t->leg_of_parent);
-    sinew_free(al, t->has_two_legs);
-    sinew_free(al, t->legs);
-    sinew_free(al, t->pos);
+    void *blocks[] = {t->parent, t->first, t->kids,          t->size,         t->depth, t->low,
+                      t->high,   t->h,     t->leg_of_parent, t->has_two_legs, t->legs,  t->pos};
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
+        sinew_free(al, blocks[i]);
 }
 
 /* Fills the tree in joint space: parents, children, positions, heights along `up`, depth
