@@ -51,7 +51,8 @@ typedef struct sinew_bake_options {
                                        a key at every step of the clip's rate */
 } sinew_bake_options;
 
-/* One clip's baked tail. Arrays are allocated with the model's allocator. */
+/* One clip's baked tail. Arrays are allocated with the model's allocator, which the track
+ * keeps (`allocator`), so that sinew_bake_track_free needs nothing else. */
 typedef struct sinew_bake_track {
     uint32_t clip;   /* index into model->clips */
     int looping;     /* 1 when the clip's first and last poses agree */
@@ -62,15 +63,16 @@ typedef struct sinew_bake_track {
     uint32_t key_count;
     float *times; /* key_count, seconds, from 0 to the clip's duration */
     uint32_t joint_count;
-    int32_t *nodes;        /* joint_count model node indices (the chain, root first) */
-    sinew_quat *rotations; /* key_count * joint_count local rotations, key-major */
-    float drift_degrees;   /* largest angle between a joint's first and last key as
-                              simulated, before a looping clip's residual is spread over the
-                              loop (how far the warm-up left the cycle from its start) */
-    float seam_degrees;    /* the same in the written keys (0 for looping clips) */
-    float swing_degrees;   /* largest angle between any key and the first, over joints */
-    float key_tolerance;   /* radians: options->key_degrees, what the apply functions reduce
-                              each joint's keys to (0: every key is written) */
+    int32_t *nodes;            /* joint_count model node indices (the chain, root first) */
+    sinew_quat *rotations;     /* key_count * joint_count local rotations, key-major */
+    float drift_degrees;       /* largest angle between a joint's first and last key as
+                                  simulated, before a looping clip's residual is spread over the
+                                  loop (how far the warm-up left the cycle from its start) */
+    float seam_degrees;        /* the same in the written keys (0 for looping clips) */
+    float swing_degrees;       /* largest angle between any key and the first, over joints */
+    float key_tolerance;       /* radians: options->key_degrees, what the apply functions reduce
+                                  each joint's keys to (0: every key is written) */
+    sinew_allocator allocator; /* what the arrays were allocated with */
 } sinew_bake_track;
 
 /* Bakes clip `clip` of `model` for `chain` (NULL: the Tail_* joints, found by name). The
@@ -83,7 +85,8 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_des
                              uint32_t clip, const sinew_bake_options *options,
                              sinew_bake_track *out, sinew_error *err);
 
-/* Frees the arrays of a track (not the struct). */
+/* Frees the arrays of a track (not the struct) with the allocator they were made with (the
+ * track's). `model` is not used (NULL is fine): it stays so that existing callers build. */
 void sinew_bake_track_free(const sinew_model *model, sinew_bake_track *track);
 
 /* Writes a track as LINEAR rotation channels of the chain nodes into the clip's animation in

@@ -57,7 +57,10 @@ sinew_result sinew_error_set(sinew_error *err, sinew_result code, const char *fm
 const char *sinew_result_name(sinew_result code);
 
 /* Optional allocator for build and load code. A zeroed struct (or NULL pointer) means malloc,
- * realloc and free. `realloc_fn` receives the old size so that arena allocators can work. */
+ * realloc and free. `realloc_fn` receives the old size so that arena allocators can work.
+ * A document's JSON tree is cJSON's, allocated through cJSON's own hooks (cJSON_InitHooks),
+ * which are process-wide: sinew never sets them, so that an embedder's own cJSON use is left
+ * as it was; an embedder that wants that memory elsewhere too sets them itself. */
 typedef struct sinew_allocator {
     void *(*alloc_fn)(void *user, size_t size);
     void *(*realloc_fn)(void *user, void *ptr, size_t old_size, size_t new_size);

@@ -154,8 +154,15 @@ void sinew_dyn_params_default(sinew_dyn_params *out);
  *   max_step                        0 .. 1 s (below 1e-5 s it is taken as 1e-5)
  *   teleport_distance               0 .. 1e9 m at reference size
  *   reference_size                  0 .. 1e9 file units
- * A CLI or binding checks its options with these, so that what it accepts the library does. */
+ * sinew_dyn_params_check and sinew_dyn_rig_create check these; a CLI or binding need not. */
 int sinew_dyn_param_range(const char *name, float *min, float *max);
+
+/* How the field `name` is shown to people, as the library's messages show it: sets *unit
+ * ("degrees", "Hz", "" for a pure number) and *shown, the factor from the field's value to
+ * that unit (180 / pi for angles, else 1), either may be NULL; returns 0 for a name that is
+ * no float field. A CLI that takes a field in the shown unit divides by *shown, and the
+ * library's range messages are then in the CLI's units. */
+int sinew_dyn_param_unit(const char *name, const char **unit, double *shown);
 
 /* The highest spring frequency, Hz, the step integrates stably with `damping_ratio` at the
  * internal step `max_step` s: semi-implicit Euler grows without bound once 2 pi f h exceeds

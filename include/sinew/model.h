@@ -153,8 +153,9 @@ void sinew_model_free(sinew_model *model);
 /* Recomputes model->size from the bind-space mesh (or from joint positions when there is no
  * mesh) and model->world_size from the mesh skinned at the file's pose (sinew_pose_file).
  * Needs the skin's bind matrices (sinew_model_update_rest first). Allocates scratch with the
- * model's allocator; if that fails, world_size is a copy of size. */
-void sinew_model_update_size(sinew_model *model);
+ * model's allocator; SINEW_ERR_OUT_OF_MEMORY when that fails (world_size is then a copy of
+ * size, which the caller should not rely on). */
+sinew_result sinew_model_update_size(sinew_model *model);
 
 /* Recomputes node rest transforms from the skin's inverse bind matrices (recovering the rest
  * transforms as the article does): for a joint whose parent node is also a

@@ -234,6 +234,7 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_des
                              sinew_bake_track *out, sinew_error *err)
 {
     memset(out, 0, sizeof *out);
+    out->allocator = model->allocator;
     if (clip_index >= model->clip_count)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "bake: clip %u does not exist", clip_index);
     const sinew_clip *clip = &model->clips[clip_index];
@@ -433,7 +434,8 @@ sinew_result sinew_bake_apply_model(sinew_model *model, const sinew_bake_track *
 
 void sinew_bake_track_free(const sinew_model *model, sinew_bake_track *track)
 {
-    const sinew_allocator *a = &model->allocator;
+    (void)model;
+    const sinew_allocator *a = &track->allocator;
     sinew_free(a, track->times);
     sinew_free(a, track->nodes);
     sinew_free(a, track->rotations);

@@ -210,8 +210,7 @@ static sinew_result fill_model(creature_build *b, sinew_error *err)
 
     sinew_result r = sinew_model_update_rest(model, err);
     if (r != SINEW_OK) return r;
-    sinew_model_update_size(model);
-    return SINEW_OK;
+    if (sinew_model_update_size(model) == SINEW_OK) return SINEW_OK;
 oom:
     return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY,
                            "creature: out of memory building the model");

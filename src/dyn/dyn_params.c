@@ -40,33 +40,40 @@ void sinew_dyn_params_default(sinew_dyn_params *out)
  * a damping ratio of 10 is ten times critical; angles reach half a turn; rates of 1000 /s
  * decay within a millisecond, so more changes nothing; lengths and accelerations of 1e3 to
  * 1e9 (metres at the reference size, or file units) leave 1e20 of float range for the
- * products the step forms. */
+ * products the step forms.
+ * Each field also carries how people see it (the unit and the factor from the library's
+ * value to it): angles are radians here and degrees to people (base.h), so that a message
+ * reads in the units a CLI or panel takes. */
 typedef struct param_field {
     const char *name;
     size_t offset;
     float min, max;
     int zero_default;
+    const char *unit; /* as shown, "" for none */
+    double shown;     /* shown value = library value * shown */
 } param_field;
 
 #define FIELD(f) #f, offsetof(sinew_dyn_params, f)
+#define DEGREES "degrees", 180.0 / SINEW_PI
 static const param_field fields[] = {
-    {FIELD(frequency_root), 0.01f, 100.0f, 1},
-    {FIELD(frequency_tip), 0.01f, 100.0f, 1},
-    {FIELD(damping_ratio), 0.01f, 10.0f, 1},
-    {FIELD(gravity), 0.0f, 1000.0f, 1},
-    {FIELD(carry), 0.0f, (float)SINEW_PI, 1},
-    {FIELD(rest_curve), 0.0f, 1.0f, 0},
-    {FIELD(curvature), -4.0f * (float)SINEW_PI, 4.0f * (float)SINEW_PI, 0},
-    {FIELD(coupling_rate), 0.0f, 1000.0f, 1},
-    {FIELD(bend_limit), 0.0f, (float)SINEW_PI, 1},
-    {FIELD(floor_height), -1e9f, 1e9f, 0},
-    {FIELD(floor_clearance), 0.0f, 1000.0f, 1},
-    {FIELD(contact_damping), 0.0f, 1000.0f, 1},
-    {FIELD(max_step), 0.0f, 1.0f, 1},
-    {FIELD(teleport_distance), 0.0f, 1e9f, 1},
-    {FIELD(reference_size), 0.0f, 1e9f, 1},
-    {FIELD(bind_limit), 0.0f, (float)SINEW_PI, 1},
+    {FIELD(frequency_root), 0.01f, 100.0f, 1, "Hz", 1.0},
+    {FIELD(frequency_tip), 0.01f, 100.0f, 1, "Hz", 1.0},
+    {FIELD(damping_ratio), 0.01f, 10.0f, 1, "", 1.0},
+    {FIELD(gravity), 0.0f, 1000.0f, 1, "m/s^2 at the reference size", 1.0},
+    {FIELD(carry), 0.0f, (float)SINEW_PI, 1, DEGREES},
+    {FIELD(rest_curve), 0.0f, 1.0f, 0, "", 1.0},
+    {FIELD(curvature), -4.0f * (float)SINEW_PI, 4.0f * (float)SINEW_PI, 0, DEGREES},
+    {FIELD(coupling_rate), 0.0f, 1000.0f, 1, "/s", 1.0},
+    {FIELD(bend_limit), 0.0f, (float)SINEW_PI, 1, DEGREES},
+    {FIELD(floor_height), -1e9f, 1e9f, 0, "file units", 1.0},
+    {FIELD(floor_clearance), 0.0f, 1000.0f, 1, "m at the reference size", 1.0},
+    {FIELD(contact_damping), 0.0f, 1000.0f, 1, "/s", 1.0},
+    {FIELD(max_step), 0.0f, 1.0f, 1, "s", 1.0},
+    {FIELD(teleport_distance), 0.0f, 1e9f, 1, "m at the reference size", 1.0},
+    {FIELD(reference_size), 0.0f, 1e9f, 1, "file units", 1.0},
+    {FIELD(bind_limit), 0.0f, (float)SINEW_PI, 1, DEGREES},
 };
+#undef DEGREES
 #undef FIELD
 #define FIELD_COUNT (sizeof fields / sizeof fields[0])
 
@@ -81,15 +88,29 @@ static float field_value(const sinew_dyn_params *p, const param_field *f)
     return v;
 }
 
-int sinew_dyn_param_range(const char *name, float *min, float *max)
+static const param_field *field_named(const char *name)
 {
     for (size_t i = 0; name && i < FIELD_COUNT; i++)
-        if (!strcmp(fields[i].name, name)) {
-            if (min) *min = fields[i].min;
-            if (max) *max = fields[i].max;
-            return 1;
-        }
-    return 0;
+        if (!strcmp(fields[i].name, name)) return &fields[i];
+    return NULL;
+}
+
+int sinew_dyn_param_range(const char *name, float *min, float *max)
+{
+    const param_field *f = field_named(name);
+    if (!f) return 0;
+    if (min) *min = f->min;
+    if (max) *max = f->max;
+    return 1;
+}
+
+int sinew_dyn_param_unit(const char *name, const char **unit, double *shown)
+{
+    const param_field *f = field_named(name);
+    if (!f) return 0;
+    if (unit) *unit = f->unit;
+    if (shown) *shown = f->shown;
+    return 1;
 }
 
 /* Semi-implicit Euler on x'' = -w^2 x - 2 zeta w x' with step h has the update matrix of
@@ -104,7 +125,7 @@ float sinew_dyn_stable_frequency(float damping_ratio, float max_step)
 }
 
 /* Every float field in its range (zero allowed where it means the default); the message
- * names the field, its value and the range. */
+ * names the field, its value and the range, in the field's shown unit. */
 static sinew_result check_ranges(const sinew_dyn_params *p, sinew_error *err)
 {
     for (size_t i = 0; i < FIELD_COUNT; i++) {
@@ -112,10 +133,10 @@ static sinew_result check_ranges(const sinew_dyn_params *p, sinew_error *err)
         const float v = field_value(p, f);
         if (f->zero_default && v == 0.0f) continue;
         if (!(v >= f->min && v <= f->max))
-            return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                                   "dyn params: %s must be from %g to %g%s (got %g)", f->name,
-                                   (double)f->min, (double)f->max,
-                                   f->zero_default ? ", or 0 for the default" : "", (double)v);
+            return sinew_error_set(
+                err, SINEW_ERR_ARGUMENT, "dyn params: %s must be from %g to %g%s%s%s (got %g)",
+                f->name, f->min * f->shown, f->max * f->shown, *f->unit ? " " : "", f->unit,
+                f->zero_default ? ", or 0 for the default" : "", v * f->shown);
     }
     return SINEW_OK;
 }

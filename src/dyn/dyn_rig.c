@@ -213,7 +213,7 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
     if (!out) return sinew_error_set(err, SINEW_ERR_ARGUMENT, "dyn rig: out is NULL");
     *out = NULL;
     if (!model || !model->nodes || model->node_count == 0)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "dyn rig: the model has no skeleton");
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED, "dyn rig: the model has no skeleton");
 
     int32_t nodes[SINEW_DYN_MAX_JOINTS];
     uint32_t n = 0;

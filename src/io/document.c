@@ -167,7 +167,9 @@ static sinew_result load_bytes(const uint8_t *data, size_t size, const sinew_loa
     if (!r) {
         const char *end = NULL;
         doc->root = cJSON_ParseWithLengthOpts((const char *)json, json_size, &end, 0);
-        if (!doc->root)
+        if (!doc->root && io_json_parsable((const char *)json, json_size))
+            r = io_oom(doc, err);
+        else if (!doc->root)
             r = sinew_error_set(err, SINEW_ERR_FORMAT, "%s: invalid JSON near byte %ld", name,
                                 end ? (long)(end - (const char *)json) : 0L);
         else if (!cJSON_IsObject(doc->root))

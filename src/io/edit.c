@@ -16,7 +16,10 @@ static int64_t append_bytes(sinew_document *doc, const void *data, size_t size)
         if (b < 0) return -1;
         doc->buffers[b] = (io_buffer){NULL, 0, 0};
         cJSON *entry = cJSON_CreateObject();
-        cJSON_AddNumberToObject(entry, "byteLength", 0);
+        if (!cJSON_AddNumberToObject(entry, "byteLength", 0)) {
+            cJSON_Delete(entry);
+            entry = NULL;
+        }
         if (io_append(doc, IO_BUFFERS, entry) < 0) {
             doc->buffer_count--; /* the JSON and the bytes keep one count */
             return -1;
@@ -37,8 +40,10 @@ static int64_t append_bytes(sinew_document *doc, const void *data, size_t size)
     memset(buf->data + buf->size, 0, off - buf->size);
     memcpy(buf->data + off, data, size);
     buf->size = off + size;
-    io_set(io_item(doc, IO_BUFFERS, (uint32_t)doc->edit_buffer), "byteLength",
-           cJSON_CreateNumber((double)buf->size));
+    /* The entry made above holds a byteLength number: set in place, nothing to allocate. */
+    cJSON *length = cJSON_GetObjectItemCaseSensitive(
+        io_item(doc, IO_BUFFERS, (uint32_t)doc->edit_buffer), "byteLength");
+    cJSON_SetNumberValue(length, (double)buf->size);
     return (int64_t)off;
 }
 
@@ -62,21 +67,24 @@ int32_t io_add_accessor(sinew_document *doc, const void *data, uint32_t componen
         return -1;
     }
     cJSON *view = cJSON_CreateObject();
-    cJSON_AddNumberToObject(view, "buffer", doc->edit_buffer);
-    cJSON_AddNumberToObject(view, "byteOffset", (double)off);
-    cJSON_AddNumberToObject(view, "byteLength", (double)size);
+    if (!cJSON_AddNumberToObject(view, "buffer", doc->edit_buffer) ||
+        !cJSON_AddNumberToObject(view, "byteOffset", (double)off) ||
+        !cJSON_AddNumberToObject(view, "byteLength", (double)size)) {
+        cJSON_Delete(view);
+        view = NULL;
+    }
     int32_t view_index = io_append(doc, IO_BUFFER_VIEWS, view);
     if (view_index < 0) {
-        sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+        io_oom(doc, err);
         return -1;
     }
     cJSON *acc = cJSON_CreateObject();
-    cJSON_AddNumberToObject(acc, "bufferView", view_index);
-    cJSON_AddNumberToObject(acc, "componentType", component_type);
-    if (normalized) cJSON_AddTrueToObject(acc, "normalized");
-    cJSON_AddNumberToObject(acc, "count", count);
-    cJSON_AddStringToObject(acc, "type", type);
-    if (with_min_max && component_type == IO_FLOAT) {
+    int ok = cJSON_AddNumberToObject(acc, "bufferView", view_index) &&
+             cJSON_AddNumberToObject(acc, "componentType", component_type) &&
+             (!normalized || cJSON_AddTrueToObject(acc, "normalized")) &&
+             cJSON_AddNumberToObject(acc, "count", count) &&
+             cJSON_AddStringToObject(acc, "type", type);
+    if (ok && with_min_max && component_type == IO_FLOAT) {
         float lo[16], hi[16];
         const float *f = data;
         for (uint32_t c = 0; c < comps; c++)
@@ -87,11 +95,15 @@ int32_t io_add_accessor(sinew_document *doc, const void *data, uint32_t componen
                 lo[c] = v < lo[c] ? v : lo[c];
                 hi[c] = v > hi[c] ? v : hi[c];
             }
-        cJSON_AddItemToObject(acc, "min", io_float_array(lo, (int)comps));
-        cJSON_AddItemToObject(acc, "max", io_float_array(hi, (int)comps));
+        ok = io_add(acc, "min", io_float_array(lo, (int)comps)) &&
+             io_add(acc, "max", io_float_array(hi, (int)comps));
+    }
+    if (!ok) {
+        cJSON_Delete(acc);
+        acc = NULL;
     }
     int32_t index = io_append(doc, IO_ACCESSORS, acc);
-    if (index < 0) sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    if (index < 0) io_oom(doc, err);
     return index;
 }
 
@@ -126,19 +138,27 @@ sinew_result sinew_document_add_node(sinew_document *doc, const char *name, int3
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
                                "%s: add node \"%s\": transform is not finite", doc->name, name);
     cJSON *node = cJSON_CreateObject();
-    cJSON_AddStringToObject(node, "name", name);
-    cJSON_AddItemToObject(node, "translation", io_float_array(v, 3));
-    cJSON_AddItemToObject(node, "rotation", io_float_array(v + 3, 4));
-    cJSON_AddItemToObject(node, "scale", io_float_array(v + 7, 3));
-    if (io_append(doc, IO_NODES, node) < 0)
-        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    int ok = cJSON_AddStringToObject(node, "name", name) &&
+             io_add(node, "translation", io_float_array(v, 3)) &&
+             io_add(node, "rotation", io_float_array(v + 3, 4)) &&
+             io_add(node, "scale", io_float_array(v + 7, 3));
+    /* Everything the parent gets is made before the node is appended; after it nothing
+     * allocates, so a failure leaves the document as it was. */
     cJSON *parent = io_item(doc, IO_NODES, (uint32_t)parent_node);
     cJSON *children = cJSON_GetObjectItemCaseSensitive(parent, "children");
-    if (!cJSON_IsArray(children)) {
-        children = cJSON_CreateArray();
-        io_set(parent, "children", children);
+    cJSON *made = cJSON_IsArray(children) ? NULL : cJSON_CreateArray();
+    cJSON *child = cJSON_CreateNumber(n);
+    if (!ok || !child || (!made && !cJSON_IsArray(children))) {
+        cJSON_Delete(node);
+        node = NULL;
     }
-    cJSON_AddItemToArray(children, cJSON_CreateNumber(n));
+    if (io_append(doc, IO_NODES, node) < 0) { /* deletes node */
+        cJSON_Delete(made);
+        cJSON_Delete(child);
+        return io_oom(doc, err);
+    }
+    io_push(made ? made : children, child);
+    if (made) io_put(parent, "children", made);
     *out_node = (int32_t)n;
     return SINEW_OK;
 }
@@ -188,12 +208,20 @@ sinew_result sinew_document_add_skin_joint(sinew_document *doc, int32_t skin, in
             memcpy(m + (size_t)k * 16, id.m, sizeof id.m);
     }
     memcpy(m + (size_t)jc * 16, ibm->m, sizeof ibm->m);
-    int32_t acc = io_add_accessor(doc, m, IO_FLOAT, "MAT4", jc + 1, 0, 0, err);
+    /* The two numbers are made first, so that after the accessor nothing can fail. */
+    cJSON *ibm_index = cJSON_CreateNumber(0), *joint = cJSON_CreateNumber(node);
+    int32_t acc = ibm_index && joint ? io_add_accessor(doc, m, IO_FLOAT, "MAT4", jc + 1, 0, 0, err)
+                                     : (io_oom(doc, err), -1);
     sinew_free(&doc->alloc, m);
-    if (acc < 0) return err ? err->code : SINEW_ERR_OUT_OF_MEMORY;
+    if (acc < 0) {
+        cJSON_Delete(ibm_index);
+        cJSON_Delete(joint);
+        return err ? err->code : SINEW_ERR_OUT_OF_MEMORY;
+    }
+    cJSON_SetNumberValue(ibm_index, acc);
     release_member(doc, sk, "inverseBindMatrices");
-    io_set(sk, "inverseBindMatrices", cJSON_CreateNumber(acc));
-    cJSON_AddItemToArray(joints, cJSON_CreateNumber(node));
+    io_put(sk, "inverseBindMatrices", ibm_index);
+    io_push(joints, joint);
     *out_joint = (int32_t)jc;
     return SINEW_OK;
 }
@@ -272,9 +300,11 @@ sinew_result sinew_document_set_influences(sinew_document *doc, int32_t mesh, in
     int use_u8 = max_joint < 256;
     void *jbuf = sinew_alloc(&doc->alloc, (size_t)vertex_count * 4, use_u8 ? 1 : 2);
     float *wbuf = sinew_alloc(&doc->alloc, (size_t)vertex_count * 4, sizeof *wbuf);
-    r = jbuf && wbuf
-            ? SINEW_OK
-            : sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    cJSON *index[4] = {NULL, NULL, NULL, NULL}; /* JOINTS_s and WEIGHTS_s, s = 0, 1 */
+    int made = 1;
+    for (int k = 0; k < 2 * sets; k++)
+        made = (index[k] = cJSON_CreateNumber(0)) != NULL && made;
+    r = jbuf && wbuf && made ? SINEW_OK : io_oom(doc, err);
     for (int s = 0; s < sets && !r; s++) {
         for (uint32_t v = 0; v < vertex_count; v++)
             for (int k = 0; k < 4; k++) {
@@ -295,17 +325,28 @@ sinew_result sinew_document_set_influences(sinew_document *doc, int32_t mesh, in
             r = err ? err->code : SINEW_ERR_OUT_OF_MEMORY;
             break;
         }
-        release_member(doc, attrs, s ? "JOINTS_1" : "JOINTS_0");
-        release_member(doc, attrs, s ? "WEIGHTS_1" : "WEIGHTS_0");
-        io_set(attrs, s ? "JOINTS_1" : "JOINTS_0", cJSON_CreateNumber(ja));
-        io_set(attrs, s ? "WEIGHTS_1" : "WEIGHTS_0", cJSON_CreateNumber(wa));
+        cJSON_SetNumberValue(index[2 * s], ja);
+        cJSON_SetNumberValue(index[2 * s + 1], wa);
     }
-    if (!r && sets == 1) {
-        release_member(doc, attrs, "JOINTS_1");
-        release_member(doc, attrs, "WEIGHTS_1");
-        cJSON_DeleteItemFromObjectCaseSensitive(attrs, "JOINTS_1");
-        cJSON_DeleteItemFromObjectCaseSensitive(attrs, "WEIGHTS_1");
+    /* The attributes change only once every accessor exists, and without allocating: the
+     * primitive keeps its old joints and weights whole or gets the new ones whole. What they
+     * replace is released for the writer to drop. */
+    if (!r) {
+        static const char *const keys[4] = {"JOINTS_0", "WEIGHTS_0", "JOINTS_1", "WEIGHTS_1"};
+        for (int k = 0; k < 2 * sets; k++) {
+            release_member(doc, attrs, keys[k]);
+            io_put(attrs, keys[k], index[k]);
+            index[k] = NULL;
+        }
+        if (sets == 1) {
+            release_member(doc, attrs, "JOINTS_1");
+            release_member(doc, attrs, "WEIGHTS_1");
+            cJSON_DeleteItemFromObjectCaseSensitive(attrs, "JOINTS_1");
+            cJSON_DeleteItemFromObjectCaseSensitive(attrs, "WEIGHTS_1");
+        }
     }
+    for (int k = 0; k < 4; k++)
+        cJSON_Delete(index[k]);
     sinew_free(&doc->alloc, jbuf);
     sinew_free(&doc->alloc, wbuf);
     return r;
@@ -322,11 +363,28 @@ sinew_result sinew_document_set_colors(sinew_document *doc, int32_t mesh, int32_
     if (!all_finite(rgba, (size_t)vertex_count * 4))
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE, "%s: colours are not finite",
                                doc->name);
+    cJSON *index = cJSON_CreateNumber(0);
+    if (!index) return io_oom(doc, err);
     int32_t a = io_add_accessor(doc, rgba, IO_FLOAT, "VEC4", vertex_count, 0, 0, err);
-    if (a < 0) return err ? err->code : SINEW_ERR_OUT_OF_MEMORY;
+    if (a < 0) {
+        cJSON_Delete(index);
+        return err ? err->code : SINEW_ERR_OUT_OF_MEMORY;
+    }
+    cJSON_SetNumberValue(index, a);
     release_member(doc, attrs, "COLOR_0");
-    io_set(attrs, "COLOR_0", cJSON_CreateNumber(a));
+    io_put(attrs, "COLOR_0", index);
     return SINEW_OK;
+}
+
+int32_t io_add_animation(sinew_document *doc, const char *name)
+{
+    cJSON *anim = cJSON_CreateObject();
+    if (!cJSON_AddStringToObject(anim, "name", name) || !cJSON_AddArrayToObject(anim, "channels") ||
+        !cJSON_AddArrayToObject(anim, "samplers")) {
+        cJSON_Delete(anim);
+        anim = NULL;
+    }
+    return io_append(doc, IO_ANIMATIONS, anim);
 }
 
 sinew_result sinew_document_find_animation(sinew_document *doc, const char *name, int create,
@@ -343,13 +401,7 @@ sinew_result sinew_document_find_animation(sinew_document *doc, const char *name
     if (!create)
         return sinew_error_set(err, SINEW_ERR_NOT_FOUND, "%s: no animation named \"%s\"", doc->name,
                                name);
-    cJSON *anim = cJSON_CreateObject();
-    cJSON_AddStringToObject(anim, "name", name);
-    cJSON_AddItemToObject(anim, "channels", cJSON_CreateArray());
-    cJSON_AddItemToObject(anim, "samplers", cJSON_CreateArray());
-    if (io_append(doc, IO_ANIMATIONS, anim) < 0)
-        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
-    *out_animation = (int32_t)n;
+    if ((*out_animation = io_add_animation(doc, name)) < 0) return io_oom(doc, err);
     return SINEW_OK;
 }
 
@@ -368,14 +420,20 @@ sinew_result sinew_document_clear_animation(sinew_document *doc, int32_t index, 
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_clear_animation: NULL");
     cJSON *a = animation(doc, index, err);
     if (!a) return SINEW_ERR_ARGUMENT;
+    cJSON *channels = cJSON_CreateArray(), *samplers = cJSON_CreateArray();
+    if (!channels || !samplers) {
+        cJSON_Delete(channels);
+        cJSON_Delete(samplers);
+        return io_oom(doc, err);
+    }
     const cJSON *smp;
     cJSON_ArrayForEach(smp, cJSON_GetObjectItemCaseSensitive(a, "samplers"))
     {
         release_member(doc, smp, "input");
         release_member(doc, smp, "output");
     }
-    io_set(a, "channels", cJSON_CreateArray());
-    io_set(a, "samplers", cJSON_CreateArray());
+    io_put(a, "channels", channels);
+    io_put(a, "samplers", samplers);
     return SINEW_OK;
 }
 
@@ -430,11 +488,7 @@ sinew_result sinew_document_set_channel(sinew_document *doc, int32_t anim_index,
             !strcmp(tp->valuestring, paths[path]))
             found = ch;
     }
-    cJSON *smp = cJSON_CreateObject();
-    cJSON_AddNumberToObject(smp, "input", in);
-    cJSON_AddStringToObject(smp, "interpolation", interps[interpolation]);
-    cJSON_AddNumberToObject(smp, "output", out);
-    int32_t si = -1;
+    int32_t si = cJSON_GetArraySize(samplers); /* a new sampler, unless replaced in place */
     if (found) {
         /* Replace the sampler in place when this channel is its only user. */
         int32_t old = (int32_t)cJSON_GetObjectItemCaseSensitive(found, "sampler")->valuedouble;
@@ -443,29 +497,42 @@ sinew_result sinew_document_set_channel(sinew_document *doc, int32_t anim_index,
         {
             users += (int32_t)cJSON_GetObjectItemCaseSensitive(ch, "sampler")->valuedouble == old;
         }
-        if (users == 1) {
-            const cJSON *was = cJSON_GetArrayItem(samplers, old);
-            release_member(doc, was, "input");
-            release_member(doc, was, "output");
-            cJSON_ReplaceItemInArray(samplers, old, smp);
-            si = old;
-        }
+        if (users == 1) si = old;
     }
-    if (si < 0) {
-        cJSON_AddItemToArray(samplers, smp);
-        si = cJSON_GetArraySize(samplers) - 1;
-    }
+    /* The sampler and the channel (or its new sampler index) are made whole before either
+     * goes in, and going in allocates nothing: on failure the animation is as it was. */
+    cJSON *smp = cJSON_CreateObject();
+    int ok = cJSON_AddNumberToObject(smp, "input", in) &&
+             cJSON_AddStringToObject(smp, "interpolation", interps[interpolation]) &&
+             cJSON_AddNumberToObject(smp, "output", out);
+    cJSON *c = NULL, *sampler_index = NULL;
     if (found) {
-        io_set(found, "sampler", cJSON_CreateNumber(si));
+        ok = ok && (sampler_index = cJSON_CreateNumber(si));
     } else {
-        cJSON *c = cJSON_CreateObject();
-        cJSON_AddNumberToObject(c, "sampler", si);
-        cJSON *t = cJSON_CreateObject();
-        cJSON_AddNumberToObject(t, "node", node);
-        cJSON_AddStringToObject(t, "path", paths[path]);
-        cJSON_AddItemToObject(c, "target", t);
-        cJSON_AddItemToArray(channels, c);
+        c = cJSON_CreateObject();
+        cJSON *t = NULL;
+        ok = ok && cJSON_AddNumberToObject(c, "sampler", si) &&
+             (t = cJSON_AddObjectToObject(c, "target")) &&
+             cJSON_AddNumberToObject(t, "node", node) &&
+             cJSON_AddStringToObject(t, "path", paths[path]);
     }
+    if (!ok) {
+        cJSON_Delete(smp);
+        cJSON_Delete(c);
+        cJSON_Delete(sampler_index);
+        return io_oom(doc, err);
+    }
+    if (si < cJSON_GetArraySize(samplers)) {
+        const cJSON *was = cJSON_GetArrayItem(samplers, si);
+        release_member(doc, was, "input"); /* the writer drops what nothing else uses */
+        release_member(doc, was, "output");
+        cJSON_ReplaceItemInArray(samplers, si, smp);
+    } else
+        io_push(samplers, smp);
+    if (found)
+        io_put(found, "sampler", sampler_index);
+    else
+        io_push(channels, c);
     return SINEW_OK;
 }
 
@@ -479,16 +546,19 @@ sinew_result sinew_document_set_note(sinew_document *doc, const char *key, const
     if (extras && !cJSON_IsObject(extras))
         return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
                                "%s: asset.extras is not an object: cannot add a note", doc->name);
-    if (!extras) {
-        extras = cJSON_CreateObject();
-        cJSON_AddItemToObject(asset, "extras", extras);
-    }
+    cJSON *note = cJSON_CreateString(value);
     cJSON *sinew = cJSON_GetObjectItemCaseSensitive(extras, "sinew");
-    if (!cJSON_IsObject(sinew)) {
-        sinew = cJSON_CreateObject();
-        io_set(extras, "sinew", sinew);
+    if (cJSON_IsObject(sinew)) return io_set(sinew, key, note) ? SINEW_OK : io_oom(doc, err);
+    /* New objects are filled before they go in, which then allocates nothing. */
+    cJSON *made = extras ? NULL : cJSON_CreateObject();
+    sinew = cJSON_CreateObject();
+    if (!io_add(sinew, key, note) || (!extras && !made)) {
+        cJSON_Delete(sinew);
+        cJSON_Delete(made);
+        return io_oom(doc, err);
     }
-    io_set(sinew, key, cJSON_CreateString(value));
+    io_put(extras ? extras : made, "sinew", sinew);
+    if (made) io_put(asset, "extras", made);
     return SINEW_OK;
 }
 

@@ -123,9 +123,33 @@ sinew_result io_get_uint(const sinew_document *doc, const char *ctx, const cJSON
 /* Reads exactly n finite numbers from array `key`; *present = 0 when absent. */
 sinew_result io_get_floats(const sinew_document *doc, const char *ctx, const cJSON *obj,
                            const char *key, int n, float *out, int *present, sinew_error *err);
+/* Building JSON. cJSON reports a failed allocation only through return values (NULL, or
+ * false with the item left to the caller), so every build step goes through one of these,
+ * which own `item` from the call on (deleting it on failure) and return 0 when out of memory;
+ * a NULL `item` (a creation that failed) also gives 0. They let an edit build its part
+ * whole, check once, and only then attach it, so that a failure leaves no half-made object.
+ *
+ * cJSON allocates with the process-wide hooks (cJSON_InitHooks), not with the document's
+ * sinew_allocator: the hooks are global, and an embedder's own cJSON use, or two documents
+ * with different allocators, would each swap them under the other. So sinew never calls
+ * cJSON_InitHooks; an embedder that wants cJSON's memory elsewhere sets the hooks itself. */
 /* Sets obj[key] = item, replacing any existing value. */
-void io_set(cJSON *obj, const char *key, cJSON *item);
+int io_set(cJSON *obj, const char *key, cJSON *item);
+/* Adds item as obj[key] (obj has no member `key`). */
+int io_add(cJSON *obj, const char *key, cJSON *item);
+/* Appends item to array. */
+int io_push(cJSON *array, cJSON *item);
+/* Sets obj[literal_key] = item (non-NULL, owned from now on) without allocating, so that the
+ * last step of an edit cannot fail: the key is stored as a constant (cJSON_StringIsConst),
+ * so it must be a string literal. */
+void io_put(cJSON *obj, const char *literal_key, cJSON *item);
+/* A new array of n numbers, or NULL when out of memory. */
 cJSON *io_float_array(const float *v, int n);
+/* 1 when cJSON would parse text[0..size) given the memory: a failed cJSON parse of text that
+ * is parsable ran out of memory. */
+int io_json_parsable(const char *text, size_t size);
+/* "<name>: out of memory" as SINEW_ERR_OUT_OF_MEMORY. */
+sinew_result io_oom(const sinew_document *doc, sinew_error *err);
 
 /* utf8.c: replaces, in every key and string of the parsed JSON, what is not UTF-8: with
  * U+FFFD, or in a "uri" with %-escapes of the same bytes; warns how many were changed. */
@@ -209,5 +233,8 @@ void io_release_accessor(sinew_document *doc, int64_t index);
 int32_t io_add_accessor(sinew_document *doc, const void *data, uint32_t component_type,
                         const char *type, uint32_t count, int normalized, int with_min_max,
                         sinew_error *err);
+/* Appends an animation named `name` with no channels; returns its index or -1 when out of
+ * memory (the document is then unchanged). */
+int32_t io_add_animation(sinew_document *doc, const char *name);
 
 #endif

@@ -113,8 +113,9 @@ static sinew_result pick_skin(const view_ctx *c, const sinew_model_options *opti
     if (options && (options->skin_is_set || options->skin > 0)) {
         *skin = options->skin;
         if (*skin < 0 || (uint32_t)*skin >= skins)
-            return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: skin %d does not exist (%u skins)",
-                                   c->doc->name, *skin, skins);
+            return sinew_error_set(err, SINEW_ERR_NOT_FOUND,
+                                   "%s: skin %d does not exist (%u skins)", c->doc->name, *skin,
+                                   skins);
         return SINEW_OK;
     }
     sinew_result r = choose_skin(c, skin, err);
@@ -603,7 +604,10 @@ sinew_result sinew_model_from_document(const sinew_document *doc,
         sinew_model_free(m);
         return r;
     }
-    sinew_model_update_size(m);
+    if (sinew_model_update_size(m)) {
+        sinew_model_free(m);
+        return io_oom(doc, err);
+    }
     *out = m;
     return SINEW_OK;
 }

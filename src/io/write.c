@@ -19,8 +19,9 @@
 
 /* cJSON prints numbers with 15 digits unless they compare equal only approximately, which
  * loses the last bits of floats; replace every number by raw text with the shortest %g form
- * that parses back to the same double, so the output JSON equals the input's. */
-static void exact_numbers(cJSON *item)
+ * that parses back to the same double, so the output JSON equals the input's. Returns 0 when
+ * out of memory (a number left to cJSON would lose bits). */
+static int exact_numbers(cJSON *item)
 {
     for (cJSON *c = item->child; c; c = c->next) {
         if (cJSON_IsNumber(c)) {
@@ -34,16 +35,17 @@ static void exact_numbers(cJSON *item)
                 if (strtod(text, NULL) == v) break;
             }
             cJSON *raw = cJSON_CreateRaw(text);
-            if (!raw) continue;
+            if (!raw) return 0;
             raw->string = c->string; /* the key moves to the new item */
             raw->type |= c->type & cJSON_StringIsConst;
             c->string = NULL;
             cJSON_ReplaceItemViaPointer(item, c, raw);
             c = raw;
-        } else if (c->child) {
-            exact_numbers(c);
+        } else if (c->child && !exact_numbers(c)) {
+            return 0;
         }
     }
+    return 1;
 }
 
 /* Builds the output JSON (caller frees with cJSON_Delete) and the packed buffer (malloc). */
@@ -54,7 +56,7 @@ static sinew_result pack(const sinew_document *doc, int data_uri, cJSON **out_js
     *out_bin = NULL;
     *out_size = 0;
     cJSON *json = cJSON_Duplicate(doc->root, 1);
-    if (!json) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    if (!json) return io_oom(doc, err);
     sinew_result r = io_compact(doc, json, err);
     if (r != SINEW_OK) {
         cJSON_Delete(json);
@@ -71,13 +73,9 @@ static sinew_result pack(const sinew_document *doc, int data_uri, cJSON **out_js
         total = ((total + 3) & ~(size_t)3) + len;
     }
     uint8_t *bin = calloc(1, ((total + 3) & ~(size_t)3) + 1);
-    if (!bin) {
-        cJSON_Delete(json);
-        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
-    }
+    int ok = bin != NULL;
     size_t pos = 0;
-    cJSON_ArrayForEach(v, views)
-    {
+    for (v = ok && views ? views->child : NULL; v; v = v->next) {
         /* Validated at load (or created by an edit), so these reads are in range. */
         uint32_t b = (uint32_t)cJSON_GetObjectItemCaseSensitive(v, "buffer")->valuedouble;
         const cJSON *o = cJSON_GetObjectItemCaseSensitive(v, "byteOffset");
@@ -85,36 +83,37 @@ static sinew_result pack(const sinew_document *doc, int data_uri, cJSON **out_js
         size_t len = (size_t)cJSON_GetObjectItemCaseSensitive(v, "byteLength")->valuedouble;
         pos = (pos + 3) & ~(size_t)3;
         memcpy(bin + pos, doc->buffers[b].data + off, len);
-        io_set(v, "buffer", cJSON_CreateNumber(0));
-        io_set(v, "byteOffset", cJSON_CreateNumber((double)pos));
+        if (!io_set(v, "buffer", cJSON_CreateNumber(0)) ||
+            !io_set(v, "byteOffset", cJSON_CreateNumber((double)pos))) {
+            ok = 0;
+            break;
+        }
         pos += len;
     }
-    if (nviews) {
+    if (ok && nviews) {
         cJSON *buffers = cJSON_CreateArray();
         cJSON *b0 = cJSON_CreateObject();
-        cJSON_AddNumberToObject(b0, "byteLength", (double)total);
-        if (data_uri) {
+        ok = io_push(buffers, b0) && cJSON_AddNumberToObject(b0, "byteLength", (double)total);
+        if (ok && data_uri) {
             static const char prefix[] = "data:application/octet-stream;base64,";
             char *uri = malloc(sizeof prefix + 4 * ((total + 2) / 3) + 1);
-            if (!uri) {
-                free(bin);
-                cJSON_Delete(b0);
-                cJSON_Delete(buffers);
-                cJSON_Delete(json);
-                return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory",
-                                       doc->name);
+            if (uri) {
+                memcpy(uri, prefix, sizeof prefix - 1);
+                io_base64_encode(bin, total, uri + sizeof prefix - 1);
             }
-            memcpy(uri, prefix, sizeof prefix - 1);
-            io_base64_encode(bin, total, uri + sizeof prefix - 1);
-            cJSON_AddStringToObject(b0, "uri", uri);
+            ok = uri && cJSON_AddStringToObject(b0, "uri", uri);
             free(uri);
         }
-        cJSON_AddItemToArray(buffers, b0);
-        io_set(json, "buffers", buffers);
-    } else {
+        if (!ok) cJSON_Delete(buffers);
+        ok = ok && io_set(json, "buffers", buffers);
+    } else if (ok) {
         cJSON_DeleteItemFromObjectCaseSensitive(json, "buffers");
     }
-    exact_numbers(json);
+    if (!ok || !exact_numbers(json)) {
+        free(bin);
+        cJSON_Delete(json);
+        return io_oom(doc, err);
+    }
     *out_json = json;
     *out_bin = bin;
     *out_size = total;
@@ -153,14 +152,14 @@ sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **o
     size_t bpad = (bin_size + 3) & ~(size_t)3;
     size_t total = 12 + 8 + jpad + (has_bin ? 8 + bpad : 0);
     if (total > UINT32_MAX) {
-        free(text);
+        cJSON_free(text);
         free(bin);
         return sinew_error_set(err, SINEW_ERR_UNSUPPORTED, "%s: output exceeds 4 GiB (GLB limit)",
                                doc->name);
     }
     uint8_t *glb = malloc(total);
     if (!glb) {
-        free(text);
+        cJSON_free(text);
         free(bin);
         return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
     }
@@ -178,7 +177,7 @@ sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **o
         memcpy(c + 8, bin, bin_size);
         memset(c + 8 + bin_size, 0, bpad - bin_size);
     }
-    free(text);
+    cJSON_free(text); /* cJSON's memory goes back through cJSON's hooks */
     free(bin);
     *out = glb;
     *size = total;
@@ -220,9 +219,15 @@ sinew_result sinew_document_serialize(const sinew_document *doc, const char *pat
     free(bin);
     char *text = cJSON_Print(json);
     cJSON_Delete(json);
-    if (!text) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
-    *out = text;
-    *size = strlen(text);
+    /* Copied, because the caller frees *out with free() and cJSON allocates through its
+     * hooks, which an embedder may have pointed elsewhere. */
+    size_t length = text ? strlen(text) : 0;
+    char *copy = text ? malloc(length + 1) : NULL;
+    if (copy) memcpy(copy, text, length + 1);
+    cJSON_free(text);
+    if (!copy) return io_oom(doc, err);
+    *out = copy;
+    *size = length;
     return SINEW_OK;
 }
 

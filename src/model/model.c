@@ -54,7 +54,7 @@ static sinew_size measure(const sinew_vec3 *points, uint32_t count, size_t strid
     return s;
 }
 
-void sinew_model_update_size(sinew_model *model)
+sinew_result sinew_model_update_size(sinew_model *model)
 {
     const sinew_mesh *mesh = &model->mesh;
     if (mesh->vertex_count)
@@ -71,7 +71,8 @@ void sinew_model_update_size(sinew_model *model)
     sinew_mat4 *world = sinew_alloc(a, model->node_count, sizeof *world);
     sinew_mat4 *skin = sinew_alloc(a, model->skin.joint_count, sizeof *skin);
     sinew_vec3 *posed = sinew_alloc(a, mesh->vertex_count, sizeof *posed);
-    if (pose && world && skin && posed) {
+    int ok = pose && world && skin && posed;
+    if (ok) {
         sinew_pose_file(model, pose);
         sinew_pose_to_world(model, pose, world);
         if (mesh->vertex_count) {
@@ -87,6 +88,7 @@ void sinew_model_update_size(sinew_model *model)
     sinew_free(a, world);
     sinew_free(a, skin);
     sinew_free(a, posed);
+    return ok ? SINEW_OK : SINEW_ERR_OUT_OF_MEMORY;
 }
 
 sinew_result sinew_model_update_rest(sinew_model *model, sinew_error *err)

@@ -675,12 +675,14 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
     rep->rigged_tail = -1;
     sinew_rig_options opt = rig_options_resolve(options);
     if (opt.allocator) rep->allocator = *opt.allocator;
-    if (!m || m->skin.joint_count == 0)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "tail: the model has no skin joints");
+    /* What the file lacks is the file's fault (exit 1 at the CLI), not the caller's. */
+    if (!m) return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_rig_find_appendages: NULL");
+    if (m->skin.joint_count == 0)
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED, "tail: the model has no skin joints");
     if (m->mesh.vertex_count == 0)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "tail: the model has no skinned mesh");
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED, "tail: the model has no skinned mesh");
     if (!(m->size.scale > 0))
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
                                "tail: the mesh has no extent (every vertex at one point)");
     int32_t tail_from = -1;
     if (opt.tail_from) {

@@ -294,82 +294,77 @@ static int32_t head_by_shape(const tree *t, const uint8_t *deforms, uint32_t P, 
     return (int32_t)path[len - 1];
 }
 
-sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks *out,
-                                      uint8_t *regions, sinew_error *err)
+/* The tree's arrays for n joints; 0 when out of memory (free what was made with tree_free). */
+static int tree_alloc(tree *t, const sinew_allocator *al, uint32_t n)
 {
-    memset(out, 0, sizeof *out);
-    out->pelvis = out->head = out->thigh[0] = out->thigh[1] = -1;
-    out->up = sinew_vec3_make(0, 1, 0);
-    const uint32_t n = m->skin.joint_count;
-    if (n == 0) return sinew_error_set(err, SINEW_ERR_ARGUMENT, "the model has no joints");
-    const sinew_allocator *al = &m->allocator;
-    tree t;
-    memset(&t, 0, sizeof t);
-    t.n = n;
-    t.parent = sinew_alloc(al, n, sizeof *t.parent);
-    t.first = sinew_alloc(al, n + 1, sizeof *t.first);
-    t.kids = sinew_alloc(al, n, sizeof *t.kids);
-    t.size = sinew_alloc(al, n, sizeof *t.size);
-    t.depth = sinew_alloc(al, n, sizeof *t.depth);
-    t.low = sinew_alloc(al, n, sizeof *t.low);
-    t.high = sinew_alloc(al, n, sizeof *t.high);
-    t.h = sinew_alloc(al, n, sizeof *t.h);
-    t.leg_of_parent = sinew_alloc(al, n, 1);
-    t.has_two_legs = sinew_alloc(al, n, 1);
-    t.legs = sinew_alloc(al, n, sizeof *t.legs);
-    t.pos = sinew_alloc(al, n, sizeof *t.pos);
-    sinew_transform *pose = sinew_alloc(al, m->node_count, sizeof *pose);
-    sinew_mat4 *world = sinew_alloc(al, m->node_count, sizeof *world);
-    uint8_t *reg = sinew_alloc(al, n, 1);
-    uint8_t *deforms = sinew_alloc(al, n, 1);
-    float *moved = sinew_alloc(al, n, sizeof *moved);
-    sinew_result r = SINEW_OK;
-    if (!t.parent || !t.first || !t.kids || !t.size || !t.depth || !t.low || !t.high || !t.h ||
-        !t.leg_of_parent || !t.has_two_legs || !t.legs || !t.pos || !pose || !world || !reg ||
-        !deforms || !moved) {
-        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "landmarks: out of memory");
-        goto done;
-    }
-    /* Tree in joint space. Joints are stored parent-before-child in node order, but skin
-     * joint order is arbitrary, so depth and subtree sums iterate in node order. */
+    memset(t, 0, sizeof *t);
+    t->n = n;
+    t->parent = sinew_alloc(al, n, sizeof *t->parent);
+    t->first = sinew_alloc(al, n + 1, sizeof *t->first);
+    t->kids = sinew_alloc(al, n, sizeof *t->kids);
+    t->size = sinew_alloc(al, n, sizeof *t->size);
+    t->depth = sinew_alloc(al, n, sizeof *t->depth);
+    t->low = sinew_alloc(al, n, sizeof *t->low);
+    t->high = sinew_alloc(al, n, sizeof *t->high);
+    t->h = sinew_alloc(al, n, sizeof *t->h);
+    t->leg_of_parent = sinew_alloc(al, n, 1);
+    t->has_two_legs = sinew_alloc(al, n, 1);
+    t->legs = sinew_alloc(al, n, sizeof *t->legs);
+    t->pos = sinew_alloc(al, n, sizeof *t->pos);
+    return t->parent && t->first && t->kids && t->size && t->depth && t->low && t->high && t->h &&
+           t->leg_of_parent && t->has_two_legs && t->legs && t->pos;
+}
+
+static void tree_free(tree *t, const sinew_allocator *al)
+{
+    void *blocks[] = {t->parent, t->first, t->kids,          t->size,         t->depth, t->low,
+                      t->high,   t->h,     t->leg_of_parent, t->has_two_legs, t->legs,  t->pos};
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
+        sinew_free(al, blocks[i]);
+}
+
+/* Fills the tree in joint space: parents, children, positions, heights along `up`, depth
+ * and subtree aggregates. Joints are stored parent-before-child in node order, but skin
+ * joint order is arbitrary, so depth and subtree sums iterate in node order. Returns the
+ * model's height span along up and sets *ground (the mesh's lowest point, else the lowest
+ * joint's). */
+static float tree_build(const sinew_model *m, tree *t, const uint8_t *deforms, sinew_vec3 up,
+                        float *ground_out)
+{
+    const uint32_t n = t->n;
     for (uint32_t j = 0; j < n; j++) {
-        t.parent[j] = rig_parent_joint(m, j);
-        t.pos[j] = rig_joint_position(m, j);
-        if (t.parent[j] >= 0) t.first[t.parent[j] + 1]++;
+        t->parent[j] = rig_parent_joint(m, j);
+        t->pos[j] = rig_joint_position(m, j);
+        if (t->parent[j] >= 0) t->first[t->parent[j] + 1]++;
     }
     for (uint32_t j = 0; j < n; j++)
-        t.first[j + 1] += t.first[j];
+        t->first[j + 1] += t->first[j];
     {
-        uint32_t *fill = t.size; /* borrowed as a cursor, reset below */
+        uint32_t *fill = t->size; /* borrowed as a cursor, reset below */
         for (uint32_t j = 0; j < n; j++)
-            fill[j] = t.first[j];
+            fill[j] = t->first[j];
         for (uint32_t j = 0; j < n; j++)
-            if (t.parent[j] >= 0) t.kids[fill[t.parent[j]]++] = j;
+            if (t->parent[j] >= 0) t->kids[fill[t->parent[j]]++] = j;
     }
-    rig_mark_deforming(m, deforms);
-    for (size_t s = 0; s < (size_t)m->mesh.vertex_count * SINEW_MAX_INFLUENCES; s++)
-        if (m->mesh.influence_joints[s] < n)
-            moved[m->mesh.influence_joints[s]] += m->mesh.influence_weights[s];
-    out->up = find_up(m, pose, world, moved);
     /* Heights along up; the ground is the mesh's lowest point. */
     float ground = FLT_MAX, top = -FLT_MAX;
     for (uint32_t v = 0; v < m->mesh.vertex_count; v++) {
-        float h = sinew_vec3_dot(m->mesh.positions[v], out->up);
+        float h = sinew_vec3_dot(m->mesh.positions[v], up);
         ground = fminf(ground, h);
         top = fmaxf(top, h);
     }
     for (uint32_t j = 0; j < n; j++) {
-        t.h[j] = sinew_vec3_dot(t.pos[j], out->up);
-        t.low[j] = deforms[j] ? t.h[j] : FLT_MAX;
-        t.high[j] = deforms[j] ? t.h[j] : -FLT_MAX;
+        t->h[j] = sinew_vec3_dot(t->pos[j], up);
+        t->low[j] = deforms[j] ? t->h[j] : FLT_MAX;
+        t->high[j] = deforms[j] ? t->h[j] : -FLT_MAX;
         if (m->mesh.vertex_count == 0) {
-            ground = fminf(ground, t.h[j]);
-            top = fmaxf(top, t.h[j]);
+            ground = fminf(ground, t->h[j]);
+            top = fmaxf(top, t->h[j]);
         }
     }
     for (uint32_t v = 0; v < m->mesh.vertex_count; v++) {
         uint16_t j = m->mesh.influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
-        if (j < n) t.low[j] = fminf(t.low[j], sinew_vec3_dot(m->mesh.positions[v], out->up));
+        if (j < n) t->low[j] = fminf(t->low[j], sinew_vec3_dot(m->mesh.positions[v], up));
     }
     float span = top - ground;
     if (!(span > 0)) span = 1;
@@ -377,37 +372,125 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
     for (uint32_t i = 0; i < m->node_count; i++) {
         int32_t j = m->nodes[i].joint;
         if (j < 0 || (uint32_t)j >= n) continue;
-        t.depth[j] = t.parent[j] >= 0 ? t.depth[t.parent[j]] + 1 : 0;
-        t.size[j] = 1;
+        t->depth[j] = t->parent[j] >= 0 ? t->depth[t->parent[j]] + 1 : 0;
+        t->size[j] = 1;
     }
     for (uint32_t i = m->node_count; i-- > 0;) {
         int32_t j = m->nodes[i].joint;
-        if (j < 0 || (uint32_t)j >= n || t.parent[j] < 0) continue;
-        t.size[t.parent[j]] += t.size[j];
-        t.low[t.parent[j]] = fminf(t.low[t.parent[j]], t.low[j]);
-        t.high[t.parent[j]] = fmaxf(t.high[t.parent[j]], t.high[j]);
+        if (j < 0 || (uint32_t)j >= n || t->parent[j] < 0) continue;
+        t->size[t->parent[j]] += t->size[j];
+        t->low[t->parent[j]] = fminf(t->low[t->parent[j]], t->low[j]);
+        t->high[t->parent[j]] = fmaxf(t->high[t->parent[j]], t->high[j]);
     }
-    find_legs(m, &t, ground, span);
+    *ground_out = ground;
+    return span;
+}
+
+/* The pelvis: the shallowest joint with two legs (a pelvis name breaks ties); with no two
+ * legs, a joint named as one (*by_name = 1), else the biggest root. */
+static int32_t choose_pelvis(const sinew_model *m, const tree *t, int *by_name)
+{
+    const uint32_t n = t->n;
     int32_t pelvis = -1;
+    *by_name = 0;
     for (uint32_t x = 0; x < n; x++) {
-        if (t.legs[x] < 2) continue;
-        if (pelvis < 0 || t.depth[x] < t.depth[pelvis] ||
-            (t.depth[x] == t.depth[pelvis] &&
+        if (t->legs[x] < 2) continue;
+        if (pelvis < 0 || t->depth[x] < t->depth[pelvis] ||
+            (t->depth[x] == t->depth[pelvis] &&
              name_is_pelvis(m->nodes[m->skin.joints[x].node].name) &&
              !name_is_pelvis(m->nodes[m->skin.joints[pelvis].node].name)))
             pelvis = (int32_t)x;
     }
-    if (pelvis < 0) { /* no two legs: a name, else the biggest root */
-        out->pelvis_by_name = 1;
-        for (uint32_t x = 0; x < n && pelvis < 0; x++)
-            if (name_is_pelvis(m->nodes[m->skin.joints[x].node].name)) pelvis = (int32_t)x;
-        if (pelvis < 0) {
-            out->pelvis_by_name = 0;
-            for (uint32_t x = 0; x < n; x++)
-                if (t.parent[x] < 0 && (pelvis < 0 || t.size[x] > t.size[pelvis]))
-                    pelvis = (int32_t)x;
+    if (pelvis >= 0) return pelvis;
+    for (uint32_t x = 0; x < n && pelvis < 0; x++)
+        if (name_is_pelvis(m->nodes[m->skin.joints[x].node].name)) pelvis = (int32_t)x;
+    if (pelvis >= 0) {
+        *by_name = 1;
+        return pelvis;
+    }
+    for (uint32_t x = 0; x < n; x++)
+        if (t->parent[x] < 0 && (pelvis < 0 || t->size[x] > t->size[pelvis])) pelvis = (int32_t)x;
+    return pelvis;
+}
+
+/* Every joint's region from the pelvis, head, spine and the two legs' first joints la, lb. */
+static void mark_regions(const tree *t, const sinew_rig_landmarks *out, int32_t la, int32_t lb,
+                         uint8_t *reg)
+{
+    const int32_t pelvis = out->pelvis, head = out->head;
+    for (uint32_t j = 0; j < t->n; j++)
+        reg[j] = SINEW_RIG_REGION_OTHER;
+    for (int32_t p = pelvis; p >= 0; p = t->parent[p])
+        reg[p] = SINEW_RIG_REGION_PELVIS;
+    for (uint32_t j = 0; j < t->n; j++) {
+        if ((int32_t)j == pelvis || !is_ancestor(t, (uint32_t)pelvis, j)) continue;
+        /* The child of the pelvis this joint descends from. */
+        uint32_t c = j;
+        while (t->parent[c] != pelvis)
+            c = (uint32_t)t->parent[c];
+        if ((int32_t)c == la || (int32_t)c == lb)
+            reg[j] = SINEW_RIG_REGION_LEG;
+        else if (head >= 0 && is_ancestor(t, (uint32_t)head, j))
+            reg[j] = SINEW_RIG_REGION_HEAD;
+        else if (t->size[c] == 1)
+            reg[j] = SINEW_RIG_REGION_PELVIS; /* a helper leaf (Quaternius "Back" on a T-Rex) */
+        else
+            reg[j] = SINEW_RIG_REGION_LIMB;
+    }
+    for (uint32_t i = 0; i < out->spine_count; i++)
+        reg[out->spine[i]] = SINEW_RIG_REGION_SPINE;
+}
+
+/* Thigh: leg joints from the pelvis child down to the first long bone's head. */
+static void mark_thighs(const tree *t, int32_t la, int32_t lb, float span, sinew_rig_landmarks *out,
+                        uint8_t *reg)
+{
+    int32_t legs[2] = {la, lb};
+    for (int s = 0; s < 2; s++) {
+        int32_t c = legs[s];
+        if (c < 0) continue;
+        for (int guard = 0; c >= 0 && guard < 8; guard++) {
+            reg[c] = SINEW_RIG_REGION_THIGH;
+            out->thigh[s] = c;
+            int32_t next = -1;
+            for (uint32_t k = t->first[c]; k < t->first[c + 1]; k++)
+                if (next < 0 || t->size[t->kids[k]] > t->size[next]) next = (int32_t)t->kids[k];
+            if (next < 0 || sinew_vec3_distance(t->pos[next], t->pos[c]) >= 0.08f * span) break;
+            c = next;
         }
     }
+}
+
+sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks *out,
+                                      uint8_t *regions, sinew_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->pelvis = out->head = out->thigh[0] = out->thigh[1] = -1;
+    out->up = sinew_vec3_make(0, 1, 0);
+    const uint32_t n = m->skin.joint_count;
+    if (n == 0) return sinew_error_set(err, SINEW_ERR_UNSUPPORTED, "the model has no joints");
+    const sinew_allocator *al = &m->allocator;
+    tree t;
+    int made = tree_alloc(&t, al, n);
+    sinew_transform *pose = sinew_alloc(al, m->node_count, sizeof *pose);
+    sinew_mat4 *world = sinew_alloc(al, m->node_count, sizeof *world);
+    uint8_t *reg = sinew_alloc(al, n, 1);
+    uint8_t *deforms = sinew_alloc(al, n, 1);
+    float *moved = sinew_alloc(al, n, sizeof *moved);
+    sinew_result r = SINEW_OK;
+    if (!made || !pose || !world || !reg || !deforms || !moved) {
+        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "landmarks: out of memory");
+        goto done;
+    }
+    rig_mark_deforming(m, deforms);
+    for (size_t s = 0; s < (size_t)m->mesh.vertex_count * SINEW_MAX_INFLUENCES; s++)
+        if (m->mesh.influence_joints[s] < n)
+            moved[m->mesh.influence_joints[s]] += m->mesh.influence_weights[s];
+    out->up = find_up(m, pose, world, moved);
+    float ground;
+    const float span = tree_build(m, &t, deforms, out->up, &ground);
+    find_legs(m, &t, ground, span);
+    const int32_t pelvis = choose_pelvis(m, &t, &out->pelvis_by_name);
     out->pelvis = pelvis;
     const uint32_t P = (uint32_t)pelvis;
     /* Head: named, outside every leg, shallowest; else by shape. */
@@ -447,63 +530,17 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
     if (!deforms[P])
         while (spine_from < out->spine_count && !deforms[out->spine[spine_from]])
             spine_from++;
-    /* Regions. */
-    for (uint32_t j = 0; j < n; j++)
-        reg[j] = SINEW_RIG_REGION_OTHER;
-    for (int32_t p = pelvis; p >= 0; p = t.parent[p])
-        reg[p] = SINEW_RIG_REGION_PELVIS;
-    for (uint32_t j = 0; j < n; j++) {
-        if ((int32_t)j == pelvis || !is_ancestor(&t, P, j)) continue;
-        /* The child of the pelvis this joint descends from. */
-        uint32_t c = j;
-        while (t.parent[c] != pelvis)
-            c = (uint32_t)t.parent[c];
-        if ((int32_t)c == la || (int32_t)c == lb)
-            reg[j] = SINEW_RIG_REGION_LEG;
-        else if (head >= 0 && is_ancestor(&t, (uint32_t)head, j))
-            reg[j] = SINEW_RIG_REGION_HEAD;
-        else if (t.size[c] == 1)
-            reg[j] = SINEW_RIG_REGION_PELVIS; /* a helper leaf (Quaternius "Back" on a T-Rex) */
-        else
-            reg[j] = SINEW_RIG_REGION_LIMB;
-    }
-    for (uint32_t i = 0; i < out->spine_count; i++)
-        reg[out->spine[i]] = SINEW_RIG_REGION_SPINE;
+    mark_regions(&t, out, la, lb, reg);
     if (!deforms[P] && spine_from < out->spine_count) {
         out->pelvis = out->spine[spine_from];
         reg[out->pelvis] = SINEW_RIG_REGION_PELVIS;
         out->spine_count -= spine_from + 1;
         memmove(out->spine, out->spine + spine_from + 1, out->spine_count * sizeof out->spine[0]);
     }
-    /* Thigh: leg joints from the pelvis child down to the first long bone's head. */
-    int32_t legs[2] = {la, lb};
-    for (int s = 0; s < 2; s++) {
-        int32_t c = legs[s];
-        if (c < 0) continue;
-        for (int guard = 0; c >= 0 && guard < 8; guard++) {
-            reg[c] = SINEW_RIG_REGION_THIGH;
-            out->thigh[s] = c;
-            int32_t next = -1;
-            for (uint32_t k = t.first[c]; k < t.first[c + 1]; k++)
-                if (next < 0 || t.size[t.kids[k]] > t.size[next]) next = (int32_t)t.kids[k];
-            if (next < 0 || sinew_vec3_distance(t.pos[next], t.pos[c]) >= 0.08f * span) break;
-            c = next;
-        }
-    }
+    mark_thighs(&t, la, lb, span, out, reg);
     if (regions) memcpy(regions, reg, n);
 done:
-    sinew_free(al, t.parent);
-    sinew_free(al, t.first);
-    sinew_free(al, t.kids);
-    sinew_free(al, t.size);
-    sinew_free(al, t.depth);
-    sinew_free(al, t.low);
-    sinew_free(al, t.high);
-    sinew_free(al, t.h);
-    sinew_free(al, t.leg_of_parent);
-    sinew_free(al, t.has_two_legs);
-    sinew_free(al, t.legs);
-    sinew_free(al, t.pos);
+    tree_free(&t, al);
     sinew_free(al, pose);
     sinew_free(al, world);
     sinew_free(al, reg);

@@ -361,7 +361,7 @@ sinew_result sinew_solve_align(const sinew_model *source, const sinew_model *tar
     memset(out, 0, sizeof *out);
     const sinew_mesh *sm = &source->mesh, *tm = &target->mesh;
     if (sm->vertex_count == 0 || tm->vertex_count == 0)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "solve: %s mesh is empty",
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED, "solve: %s mesh is empty",
                                sm->vertex_count == 0 ? "the source" : "the target");
     if (!finite_points(sm->positions, sm->vertex_count) ||
         !finite_points(tm->positions, tm->vertex_count))

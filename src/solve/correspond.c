@@ -79,7 +79,7 @@ static sinew_result correspond_placed(const sinew_model *source, const sinew_mod
     const sinew_mesh *sm = &source->mesh, *tm = &target->mesh;
     memset(st, 0, sizeof *st);
     if (sm->vertex_count == 0 || tm->vertex_count == 0)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "solve: %s mesh is empty",
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED, "solve: %s mesh is empty",
                                sm->vertex_count == 0 ? "the source" : "the target");
     st->diagonal = target->size.diagonal;
     if (same_mesh(sm, tm)) {

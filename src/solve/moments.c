@@ -37,7 +37,7 @@ sinew_result solve_build_moments(sinew_solver *s, sinew_error *err)
     for (uint32_t v = 0; v < V; v++)
         if (vertex_weight_sum(mesh, v) > 0) weighted++;
     if (weighted == 0)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
                                "solve: the rig's mesh has no weighted vertex");
     uint32_t C = weighted;
     if (s->opt.max_vertices > 0 && s->opt.max_vertices < C) C = s->opt.max_vertices;

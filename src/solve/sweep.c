@@ -121,7 +121,7 @@ sinew_result sinew_solver_create(const sinew_model *rig, const sinew_solve_optio
 {
     *out = NULL;
     if (!rig || rig->skin.joint_count == 0 || rig->mesh.vertex_count == 0)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
                                "solve: the rig needs a skin with joints and a skinned mesh");
     sinew_allocator alloc = {0};
     if (allocator) alloc = *allocator;
@@ -184,7 +184,7 @@ sinew_result sinew_solver_create(const sinew_model *rig, const sinew_solve_optio
             }
     if (ordered != J) {
         sinew_solver_free(s);
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
                                "solve: the skin's joints do not map one-to-one onto nodes");
     }
     for (uint32_t j = 0; j < J; j++) {

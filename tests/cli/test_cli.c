@@ -475,6 +475,50 @@ static void test_json_outputs_whole_or_not_at_all(void **state)
     test_run(NULL, 0, "rm -rf '%s'", tmp);
 }
 
+/* A file that lacks what a command needs is the file's fault: the library says what is
+ * missing with the file's code (unsupported, not "bad argument") and the CLI exits 1, not 2
+ * (bad usage); the same command with a bad option is still exit 2. The file: a skin of two
+ * joints and no mesh. */
+static void test_input_faults_exit_1(void **state)
+{
+    (void)state;
+    static const char skin_only[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
+        "\"nodes\":[{\"name\":\"Hips\",\"children\":[1]},{\"name\":\"Spine\","
+        "\"translation\":[0,1,0]}],\"skins\":[{\"joints\":[0,1],\"inverseBindMatrices\":0}],"
+        "\"buffers\":[{\"byteLength\":128,\"uri\":\"data:application/octet-stream;base64,"
+        "AACAPwAAAAAAAAAAAAAAAAAAAAAAAIA/AAAAAAAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAAAAAACAPw"
+        "AAgD8AAAAAAAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAAAAAAIA/AAAAAAAAAAAAAAAAAAAAAAAAgD8="
+        "\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":128}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"}]}";
+    char dir[256], in[512], mouse[512], o[512];
+    assert_non_null(test_tmpdir(dir, sizeof dir));
+    test_path(in, sizeof in, dir, "skin_only.gltf");
+    test_path(mouse, sizeof mouse, dir, "mouse.glb");
+    test_path(o, sizeof o, dir, "out.glb");
+    write_bytes(in, skin_only, sizeof skin_only - 1);
+    const char *bin = test_sinew_bin();
+    assert_int_equal(test_run(out, sizeof out, "'%s' creature mouse -o '%s'", bin, mouse), 0);
+
+    assert_int_equal(test_run(out, sizeof out, "'%s' tail '%s' -o '%s'", bin, in, o), 1);
+    assert_non_null(strstr(out, "unsupported: "));
+    assert_non_null(strstr(out, "no skinned mesh"));
+    assert_int_equal(test_run(out, sizeof out, "'%s' solve --source '%s' --target '%s' -o '%s'",
+                              bin, mouse, in, o),
+                     1);
+    assert_non_null(strstr(out, "unsupported: "));
+    assert_non_null(strstr(out, "mesh is empty"));
+    assert_false(test_file_exists(o));
+    /* A usage error is still one. */
+    assert_int_equal(test_run(out, sizeof out, "'%s' tail '%s' -o '%s' --carry -30", bin, in, o),
+                     2);
+    assert_non_null(strstr(out, "--carry"));
+    assert_false(test_file_exists(o));
+    remove(in);
+    remove(mouse);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -487,6 +531,7 @@ int main(void)
         cmocka_unit_test(test_inspect_generated_model),
         cmocka_unit_test(test_inspect_every_shared_model),
         cmocka_unit_test(test_json_outputs_whole_or_not_at_all),
+        cmocka_unit_test(test_input_faults_exit_1),
     };
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }

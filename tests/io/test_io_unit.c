@@ -279,7 +279,7 @@ static void test_matrix_node_and_skin_choice(void **state)
     assert_true(m->skin.joints[0].inverse_bind.m[0] == 1.0f); /* no IBMs: identity */
     sinew_model_free(m);
     opt.skin = 7;
-    assert_int_equal(sinew_model_from_document(doc, &opt, &m, &err), SINEW_ERR_ARGUMENT);
+    assert_int_equal(sinew_model_from_document(doc, &opt, &m, &err), SINEW_ERR_NOT_FOUND);
     assert_null(m);
     sinew_document_free(doc);
 }

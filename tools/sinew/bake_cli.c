@@ -20,72 +20,61 @@ const char *bake_cli_options_help =
     "                    skin; 0 to 180 (default 25)\n"
     "  --floor Y|off     floor plane height in file units, or no floor contact (default 0)\n";
 
-/* A spring option and the sinew_dyn_params field it sets: the accepted values are the
- * library's own (sinew_dyn_param_range), shown in the option's unit. */
+/* A spring option and the sinew_dyn_params field it sets, in the unit the library shows that
+ * field in (sinew_dyn_param_unit: degrees for angles). The values it accepts are checked
+ * once, by the library, after every option is parsed (bake_cli_check), and the library's
+ * message gives them in that same unit. */
 typedef struct float_option {
     const char *name;
-    const char *field; /* the sinew_dyn_params field, as sinew_dyn_param_range names it */
+    const char *field; /* the sinew_dyn_params field, as sinew_dyn_param_unit names it */
     size_t offset;     /* of that field */
-    double scale;      /* converts CLI units (degrees) to the library's (radians) */
 } float_option;
 
-#define DEGREES (SINEW_PI / 180.0)
 #define FIELD(f) #f, offsetof(sinew_dyn_params, f)
 static const float_option options[] = {
-    {"--frequency", FIELD(frequency_root), 1.0}, {"--damping", FIELD(damping_ratio), 1.0},
-    {"--gravity", FIELD(gravity), 1.0},          {"--carry", FIELD(carry), DEGREES},
-    {"--rest-curve", FIELD(rest_curve), 1.0},    {"--bind-limit", FIELD(bind_limit), DEGREES},
+    {"--frequency", FIELD(frequency_root)}, {"--damping", FIELD(damping_ratio)},
+    {"--gravity", FIELD(gravity)},          {"--carry", FIELD(carry)},
+    {"--rest-curve", FIELD(rest_curve)},    {"--bind-limit", FIELD(bind_limit)},
+    {"--floor", FIELD(floor_height)},
 };
 #undef FIELD
 
-/* Parses `text` as a value of `field` given in CLI units (`scale` to the library's) into
- * *out, library units; 0 when it is not a number in the library's range, then *lo and *hi
- * hold that range in CLI units for the message. */
-static int parse_field(const char *text, const char *field, double scale, float *out, double *lo,
-                       double *hi)
+/* The value of option `o` at argv[*i]: a finite number in the field's shown unit, set into
+ * `params` in the library's. Returns 1, or -1 after a usage error. */
+static int parse_value(const char *command, const float_option *o, int argc, char **argv, int *i,
+                       sinew_dyn_params *params)
 {
-    float min = 0, max = 0, value;
-    sinew_dyn_param_range(field, &min, &max);
-    *lo = (double)min / scale;
-    *hi = (double)max / scale;
-    if (!cli_parse_float(text, -FLT_MAX, FLT_MAX, &value)) return 0;
-    *out = (float)((double)value * scale);
-    return *out >= min && *out <= max;
+    const char *v = cli_option_value(command, argc, argv, i);
+    if (!v) return -1;
+    const char *unit = "";
+    double shown = 1.0;
+    sinew_dyn_param_unit(o->field, &unit, &shown);
+    float value;
+    if (!cli_parse_float(v, -FLT_MAX, FLT_MAX, &value)) {
+        cli_usage_error(
+            command, "%s wants a number%s%s%s, not '%s'", o->name, *unit ? " in " : "", unit,
+            o->offset == offsetof(sinew_dyn_params, floor_height) ? " or 'off'" : "", v);
+        return -1;
+    }
+    float field = (float)((double)value / shown);
+    /* Zero means "default" in sinew_dyn_params: keep an explicit 0 as a tiny value. */
+    if (field == 0.0f) field = 1e-12f;
+    memcpy((char *)params + o->offset, &field, sizeof field);
+    return 1;
 }
 
 int bake_cli_parse_option(const char *command, int argc, char **argv, int *i,
                           sinew_dyn_params *params)
 {
     const char *arg = argv[*i];
-    double lo, hi;
-    if (!strcmp(arg, "--floor")) {
-        const char *v = cli_option_value(command, argc, argv, i);
-        if (!v) return -1;
-        if (!strcmp(v, "off")) {
-            params->disable |= SINEW_DYN_NO_FLOOR;
-            return 1;
-        }
-        if (!parse_field(v, "floor_height", 1.0, &params->floor_height, &lo, &hi)) {
-            cli_usage_error(command, "--floor wants a height from %g to %g or 'off', not '%s'", lo,
-                            hi, v);
-            return -1;
-        }
+    if (!strcmp(arg, "--floor") && *i + 1 < argc && !strcmp(argv[*i + 1], "off")) {
+        *i += 1;
+        params->disable |= SINEW_DYN_NO_FLOOR;
         return 1;
     }
-    for (size_t k = 0; k < sizeof options / sizeof options[0]; k++) {
-        if (strcmp(arg, options[k].name)) continue;
-        const char *v = cli_option_value(command, argc, argv, i);
-        float value;
-        if (!v) return -1;
-        if (!parse_field(v, options[k].field, options[k].scale, &value, &lo, &hi)) {
-            cli_usage_error(command, "%s wants a number from %g to %g, not '%s'", arg, lo, hi, v);
-            return -1;
-        }
-        /* Zero means "default" in sinew_dyn_params: keep an explicit 0 as a tiny value. */
-        if (value == 0.0f) value = 1e-12f;
-        memcpy((char *)params + options[k].offset, &value, sizeof value);
-        return 1;
-    }
+    for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
+        if (!strcmp(arg, options[k].name))
+            return parse_value(command, &options[k], argc, argv, i, params);
     return 0;
 }
 
@@ -93,22 +82,22 @@ int bake_cli_check(const char *command, const sinew_dyn_params *params)
 {
     sinew_error err = {0};
     if (sinew_dyn_params_check(params, &err) == SINEW_OK) return 0;
-    /* Every option was in its range, so what is left is the pairing the library checks:
-     * the spring's frequency against the fastest the step integrates at that damping. */
-    sinew_dyn_params d;
-    sinew_dyn_params_default(&d);
-    const float zeta = params->damping_ratio > 0 ? params->damping_ratio : d.damping_ratio;
-    const float f = params->frequency_root > 0 ? params->frequency_root : d.frequency_root;
-    const float stable = sinew_dyn_stable_frequency(zeta, d.max_step);
-    float lo = 0;
-    sinew_dyn_param_range("frequency_root", &lo, NULL);
-    if (f > stable)
-        cli_usage_error(command,
-                        "--frequency wants a number from %g to %g at --damping %g (the fastest "
-                        "spring the step integrates stably), not %g",
-                        (double)lo, (double)stable, (double)zeta, (double)f);
-    else
-        cli_usage_error(command, "spring options: %s", err.message);
+    /* The options at fault, for the message, asked of the library too: each set option
+     * whose field back at its default makes the parameters pass (two, for a frequency the
+     * damping cannot hold). */
+    char names[128] = "";
+    size_t used = 0;
+    for (size_t k = 0; k < sizeof options / sizeof options[0]; k++) {
+        sinew_dyn_params without = *params;
+        float value, zero = 0.0f;
+        memcpy(&value, (const char *)params + options[k].offset, sizeof value);
+        memcpy((char *)&without + options[k].offset, &zero, sizeof zero);
+        if (value == 0.0f || sinew_dyn_params_check(&without, NULL) != SINEW_OK) continue;
+        int n =
+            snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", options[k].name);
+        if (n > 0 && (size_t)n < sizeof names - used) used += (size_t)n;
+    }
+    cli_usage_error(command, "%s: %s", used ? names : "spring options", err.message);
     return -1;
 }
 

@@ -10,16 +10,18 @@
 /* Help text for the spring options, to append to a command's usage. */
 extern const char *bake_cli_options_help;
 
-/* Parses a spring option at argv[*i] into `params` (which starts zeroed = defaults); the
- * values it accepts are the library's (sinew_dyn_param_range), in the option's unit.
+/* Parses a spring option at argv[*i] into `params` (which starts zeroed = defaults): a number
+ * in the unit the library shows the field in (sinew_dyn_param_unit), its range left to
+ * bake_cli_check.
  * Returns 1 when it took the option (advancing *i past its value), 0 when argv[*i] is not a
  * spring option, and -1 after printing a usage error. */
 int bake_cli_parse_option(const char *command, int argc, char **argv, int *i,
                           sinew_dyn_params *params);
 
-/* After every option is parsed: checks `params` as the library will (sinew_dyn_params_check:
- * a frequency the step cannot integrate stably at that damping). Returns 0 when they are
- * fine, else prints a usage error and returns -1. */
+/* After every option is parsed: checks `params` with the library (sinew_dyn_params_check:
+ * each field's range, and a frequency the step cannot integrate stably at that damping),
+ * whose message is in the options' units. Returns 0 when they are fine, else prints a usage
+ * error and returns -1. */
 int bake_cli_check(const char *command, const sinew_dyn_params *params);
 
 /* Prints one line per clip: keys, rate, loop, warm-up passes, seam and swing in degrees. */

@@ -232,6 +232,31 @@ static char *escape_controls(const char *text)
     return out;
 }
 
+static int json_out_of_memory;
+static void *(*json_malloc_fn)(size_t) = malloc;
+
+static void *json_malloc(size_t size)
+{
+    void *p = json_malloc_fn(size);
+    if (!p) json_out_of_memory = 1;
+    return p;
+}
+
+void cli_json_init(void *(*malloc_fn)(size_t))
+{
+    json_malloc_fn = malloc_fn;
+    json_out_of_memory = 0;
+    cJSON_Hooks hooks = {json_malloc, free};
+    cJSON_InitHooks(&hooks);
+}
+
+int cli_json_failed(void)
+{
+    int failed = json_out_of_memory;
+    json_out_of_memory = 0;
+    return failed;
+}
+
 char *cli_json_text(cJSON *root, cli_json_style style)
 {
     make_utf8(root);
@@ -243,6 +268,10 @@ char *cli_json_text(cJSON *root, cli_json_style style)
         free(printed);
     else
         cJSON_free(printed);
+    if (cli_json_failed()) { /* a member of the tree, or of the text, is missing */
+        free(text);
+        return NULL;
+    }
     return text;
 }
 

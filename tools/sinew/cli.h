@@ -62,6 +62,18 @@ const char *cli_option_value(const char *command, int argc, char **argv, int *i)
  * success; on failure 0, with any existing `path` untouched. "-" writes to standard output. */
 int cli_write_text_atomic(const char *path, const char *text);
 
+/* Points cJSON's allocation hooks at `malloc_fn` (malloc; a test passes one that fails) and
+ * free, through a check that records every allocation cJSON could not get; main() calls it
+ * before anything else. The CLI builds its
+ * JSON reports with many cJSON calls, and a failure in any of them would drop one member
+ * silently; cli_json_text (the one way the CLI prints JSON) refuses to print a tree after any
+ * failure, so a report is whole or reported as out of memory. The hooks are process-global,
+ * which the library must not assume (it checks each call, and never sets them), but the CLI
+ * is the process: setting them here surprises nobody. */
+void cli_json_init(void *(*malloc_fn)(size_t));
+/* 1 when an allocation of cJSON's failed since the last call (which clears the record). */
+int cli_json_failed(void);
+
 typedef enum cli_json_style {
     CLI_JSON_COMPACT,  /* one line (cJSON_PrintUnformatted) */
     CLI_JSON_INDENTED, /* cJSON_Print */
@@ -73,7 +85,8 @@ typedef enum cli_json_style {
  * (names and paths from files and command lines need not be UTF-8, which strict parsers
  * refuse; keys are the CLI's own ASCII), and then DEL and the C1 controls, which JSON allows
  * raw, are written as \u escapes, so that the text is safe on a terminal too. Repairs `root`
- * in place. Returns malloc'd text (free it), or NULL when out of memory. */
+ * in place. Returns malloc'd text (free it), or NULL when out of memory, now or while the tree
+ * was built (cli_json_failed). */
 char *cli_json_text(cJSON *root, cli_json_style style);
 
 /* `root` as JSON text that reads as a table: one member of the top-level object per line,
@@ -85,6 +98,5 @@ char *cli_json_print(const cJSON *root);
 /* Tail skin by name: mask[v] = 1 where v's dominant joint is named with "tail" in any case
  * (Tail_1, b_Tail01, Tail3). Returns how many tail joints the skin has. */
 uint32_t cli_mark_tail_skin(const sinew_model *model, uint8_t *mask);
-
 
 #endif

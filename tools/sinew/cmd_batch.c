@@ -438,7 +438,6 @@ static const char *do_file(const batch_setup *setup, const batch_item *it, cJSON
         sinew_document_set_note(doc, NOTE_INPUT, hash, &err) != SINEW_OK ||
         sinew_document_set_note(doc, NOTE_OPTIONS, setup->options_text, &err) != SINEW_OK ||
         sinew_document_serialize(doc, it->output, &outs[0].data, &outs[0].size, &err) != SINEW_OK) {
-        if (err.code == SINEW_ERR_ARGUMENT) err.code = SINEW_ERR_FORMAT; /* the file's fault */
         cli_report_file("batch", it->input, &err);
         goto done;
     }
@@ -602,7 +601,9 @@ static cJSON *worker_result(const worker *w, int wstatus, char *why, size_t size
     cJSON *result = w->buf ? cJSON_ParseWithLength(w->buf, w->len) : NULL;
     if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(result, "status"))) {
         cJSON_Delete(result);
-        snprintf(why, size, "the worker wrote no result");
+        snprintf(why, size,
+                 cli_json_failed() ? "out of memory reading the worker's result"
+                                   : "the worker wrote no result");
         return NULL;
     }
     return result;

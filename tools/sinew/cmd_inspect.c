@@ -57,6 +57,8 @@ static sinew_result read_doc_facts(const sinew_document *doc, doc_facts *facts, 
     if (size < 20 || json_len > size - 20 ||
         !(facts->root = cJSON_ParseWithLength((const char *)b + 20, json_len))) {
         free(glb);
+        if (cli_json_failed())
+            return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
         return sinew_error_set(err, SINEW_ERR_INTERNAL, "the document's own GLB did not parse");
     }
     free(glb);

@@ -133,7 +133,12 @@ int cmd_stretch(int argc, char **argv)
     if (!tail) code = CLI_EXIT_INTERNAL;
     if (json && code == CLI_EXIT_OK) {
         char *text = cli_json_text(root, CLI_JSON_INDENTED);
-        if (text) puts(text);
+        if (text) {
+            puts(text);
+        } else {
+            cli_error("stretch", "out of memory writing the report");
+            code = CLI_EXIT_INTERNAL;
+        }
         free(text);
     }
     cJSON_Delete(root);

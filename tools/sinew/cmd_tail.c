@@ -85,7 +85,6 @@ int cmd_tail(int argc, char **argv)
     if ((code = cli_outputs_check("tail", outs, 2, inputs, 1, NULL, 0)) != CLI_EXIT_OK) goto done;
     if (sinew_tail_run(doc, &options.job, &run, &err) != SINEW_OK ||
         sinew_document_serialize(doc, out, &outs[0].data, &outs[0].size, &err) != SINEW_OK) {
-        if (err.code == SINEW_ERR_ARGUMENT) err.code = SINEW_ERR_FORMAT; /* the file's fault */
         code = cli_report_file("tail", in, &err);
         goto done;
     }

@@ -1,5 +1,6 @@
 /* sinew: make auto-rigged characters move well. Command dispatch and top-level help. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -46,6 +47,7 @@ int cmd_version(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_json_init(malloc);
     if (argc < 2) {
         print_help(stderr);
         return CLI_EXIT_USAGE;
