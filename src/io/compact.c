@@ -12,18 +12,22 @@
 
 #include "io/internal.h"
 
+int io_reserve_released(sinew_document *doc, uint32_t more)
+{
+    const uint32_t n = io_count(doc, IO_ACCESSORS) + more;
+    if (doc->released_count >= n) return 1;
+    uint8_t *grown = sinew_realloc(&doc->alloc, doc->released, doc->released_count, n, 1);
+    if (!grown) return 0;
+    memset(grown + doc->released_count, 0, n - doc->released_count);
+    doc->released = grown;
+    doc->released_count = n;
+    return 1;
+}
+
 void io_release_accessor(sinew_document *doc, int64_t index)
 {
-    const uint32_t n = io_count(doc, IO_ACCESSORS);
-    if (index < 0 || index >= n) return;
-    if (doc->released_count < n) {
-        uint8_t *grown = sinew_realloc(&doc->alloc, doc->released, doc->released_count, n, 1);
-        if (!grown) return;
-        memset(grown + doc->released_count, 0, n - doc->released_count);
-        doc->released = grown;
-        doc->released_count = n;
-    }
-    doc->released[index] = 1;
+    /* io_reserve_released made room before the edit began: releasing allocates nothing */
+    if (index >= 0 && index < doc->released_count) doc->released[index] = 1;
 }
 
 /* 1 when every extension named anywhere in `item` (the keys of its "extensions" objects and

@@ -210,8 +210,9 @@ sinew_result sinew_document_add_skin_joint(sinew_document *doc, int32_t skin, in
     memcpy(m + (size_t)jc * 16, ibm->m, sizeof ibm->m);
     /* The two numbers are made first, so that after the accessor nothing can fail. */
     cJSON *ibm_index = cJSON_CreateNumber(0), *joint = cJSON_CreateNumber(node);
-    int32_t acc = ibm_index && joint ? io_add_accessor(doc, m, IO_FLOAT, "MAT4", jc + 1, 0, 0, err)
-                                     : (io_oom(doc, err), -1);
+    int32_t acc = ibm_index && joint && io_reserve_released(doc, 1)
+                      ? io_add_accessor(doc, m, IO_FLOAT, "MAT4", jc + 1, 0, 0, err)
+                      : (io_oom(doc, err), -1);
     sinew_free(&doc->alloc, m);
     if (acc < 0) {
         cJSON_Delete(ibm_index);
@@ -304,7 +305,7 @@ sinew_result sinew_document_set_influences(sinew_document *doc, int32_t mesh, in
     int made = 1;
     for (int k = 0; k < 2 * sets; k++)
         made = (index[k] = cJSON_CreateNumber(0)) != NULL && made;
-    r = jbuf && wbuf && made ? SINEW_OK : io_oom(doc, err);
+    r = jbuf && wbuf && made && io_reserve_released(doc, 4) ? SINEW_OK : io_oom(doc, err);
     for (int s = 0; s < sets && !r; s++) {
         for (uint32_t v = 0; v < vertex_count; v++)
             for (int k = 0; k < 4; k++) {
@@ -364,7 +365,10 @@ sinew_result sinew_document_set_colors(sinew_document *doc, int32_t mesh, int32_
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE, "%s: colours are not finite",
                                doc->name);
     cJSON *index = cJSON_CreateNumber(0);
-    if (!index) return io_oom(doc, err);
+    if (!index || !io_reserve_released(doc, 1)) {
+        cJSON_Delete(index);
+        return io_oom(doc, err);
+    }
     int32_t a = io_add_accessor(doc, rgba, IO_FLOAT, "VEC4", vertex_count, 0, 0, err);
     if (a < 0) {
         cJSON_Delete(index);
@@ -421,7 +425,7 @@ sinew_result sinew_document_clear_animation(sinew_document *doc, int32_t index, 
     cJSON *a = animation(doc, index, err);
     if (!a) return SINEW_ERR_ARGUMENT;
     cJSON *channels = cJSON_CreateArray(), *samplers = cJSON_CreateArray();
-    if (!channels || !samplers) {
+    if (!channels || !samplers || !io_reserve_released(doc, 0)) {
         cJSON_Delete(channels);
         cJSON_Delete(samplers);
         return io_oom(doc, err);
@@ -471,6 +475,7 @@ sinew_result sinew_document_set_channel(sinew_document *doc, int32_t anim_index,
     if (!all_finite(values, (size_t)out_count * comps))
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE, "%s: set channel: values not finite",
                                doc->name);
+    if (!io_reserve_released(doc, 2)) return io_oom(doc, err);
     int32_t in = io_add_accessor(doc, times, IO_FLOAT, "SCALAR", key_count, 0, 1, err);
     int32_t out = in < 0 ? -1
                          : io_add_accessor(doc, values, IO_FLOAT, comps == 4 ? "VEC4" : "VEC3",

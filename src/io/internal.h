@@ -224,8 +224,12 @@ sinew_result io_validate(sinew_document *doc, sinew_error *err);
  * index to what remains is renumbered. Does nothing when the file names an extension
  * io_extension_is_known does not know (it might point at an accessor). */
 sinew_result io_compact(const sinew_document *doc, cJSON *json, sinew_error *err);
-/* Marks accessor `index` as no longer used by the edit that replaced it. Out of memory
- * leaves it unmarked: it is then kept, which is never wrong. */
+/* Makes room to mark every accessor the document has, and `more` an edit is about to add, as
+ * released; 0 when out of memory. An edit that releases calls it before it changes anything,
+ * so that an edit either happens whole, releases included, or not at all. */
+int io_reserve_released(sinew_document *doc, uint32_t more);
+/* Marks accessor `index` as no longer used by the edit that replaced it (allocates nothing:
+ * see io_reserve_released). */
 void io_release_accessor(sinew_document *doc, int64_t index);
 
 /* edit.c: appends `size` bytes to the edit buffer as a new bufferView and an accessor
