@@ -33,7 +33,10 @@ function mergeBuffers(json, file, glbBin) {
   let total = 0;
   (json.buffers || []).forEach((b, i) => {
     let data;
-    if (b.uri === undefined) {
+    const fallback = b.extensions?.EXT_meshopt_compression?.fallback === true;
+    if (fallback && b.uri === undefined) { // bytes a meshopt decoder writes: none stored
+      data = Buffer.alloc(b.byteLength);
+    } else if (b.uri === undefined) {
       if (i !== 0 || !glbBin) throw new Error(`buffer ${i} has no uri and no GLB chunk`);
       data = glbBin;
     } else if (b.uri.startsWith('data:')) {
@@ -90,9 +93,12 @@ function packGlb(json, bin) {
 }
 
 // The file parsed by three.js: resolves to GLTFLoader's result ({scene, animations, parser, ...}).
-export function parseThree(file) {
+// options.meshoptDecoder (three's MeshoptDecoder, awaited ready) reads EXT_meshopt_compression.
+export function parseThree(file, options = {}) {
   const { json, bin } = readGltf(file);
   const glb = packGlb(stripImages(json), bin);
+  const loader = new GLTFLoader();
+  if (options.meshoptDecoder) loader.setMeshoptDecoder(options.meshoptDecoder);
   return new Promise((resolve, reject) =>
-    new GLTFLoader().parse(glb, '', resolve, (e) => reject(e instanceof Error ? e : new Error(String(e)))));
+    loader.parse(glb, '', resolve, (e) => reject(e instanceof Error ? e : new Error(String(e)))));
 }

@@ -10,11 +10,14 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: sinew convert IN OUT [--help]\n\n"
+    fprintf(out, "usage: sinew convert IN OUT [--meshopt] [--help]\n\n"
                  "Reads IN (.glb or .gltf), validates it and writes OUT: GLB, or .gltf with one\n"
                  "embedded buffer when OUT ends in .gltf. Everything in the file is kept; only\n"
-                 "the buffer layout changes. IN is never modified; on failure OUT is not\n"
+                 "the buffer layout changes. Draco and meshopt compressed input is decoded\n"
+                 "and written uncompressed. IN is never modified; on failure OUT is not\n"
                  "created.\n\n"
+                 "  --meshopt  compress OUT's vertex, index and animation data with\n"
+                 "             EXT_meshopt_compression (listed as required)\n\n"
                  "exit codes: 0 ok, 1 bad input file, 2 bad usage, 3 internal error or OUT\n"
                  "could not be written\n");
 }
@@ -23,10 +26,15 @@ int cmd_convert(int argc, char **argv)
 {
     const char *paths[2];
     int npaths = 0;
+    sinew_write_options wopt = {0};
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) {
             usage(stdout);
             return CLI_EXIT_OK;
+        }
+        if (!strcmp(argv[i], "--meshopt")) {
+            wopt.meshopt = 1;
+            continue;
         }
         if (argv[i][0] == '-' && argv[i][1])
             return cli_usage_error("convert", "unknown option '%s'", argv[i]);
@@ -46,7 +54,7 @@ int cmd_convert(int argc, char **argv)
     if (code == CLI_EXIT_OK) {
         for (uint32_t i = 0; i < sinew_document_warning_count(doc); i++)
             cli_error("convert", "warning: %s", sinew_document_warning(doc, i));
-        if (sinew_document_serialize(doc, paths[1], &outs[0].data, &outs[0].size, &err))
+        if (sinew_document_serialize_with(doc, paths[1], &wopt, &outs[0].data, &outs[0].size, &err))
             code = cli_report("convert", &err);
         else
             code = cli_outputs_write("convert", outs, 1);
