@@ -350,13 +350,53 @@ static void test_mutations(void **state)
     }
 }
 
+/* The CLI: a Draco file converts to plain glTF (exit 0), --meshopt writes the extension, and
+ * undecodable Draco data exits 1 naming the file and the primitive, leaving no output. */
+static void test_cli(void **state)
+{
+    (void)state;
+    char dir[256], in[512], out[512], text[4096];
+    assert_non_null(test_tmpdir(dir, sizeof dir));
+    snprintf(in, sizeof in, "%s/fuzz/corpus/draco-mesh.glb", SINEW_SOURCE_DIR);
+    snprintf(out, sizeof out, "%s/out.glb", dir);
+    static const char *const flags[] = {"", "--meshopt"};
+    for (int f = 0; f < 2; f++) {
+        assert_int_equal(test_run(text, sizeof text, "'%s' convert %s '%s' '%s'", test_sinew_bin(),
+                                  flags[f], in, out),
+                         0);
+        size_t size = 0;
+        char *bytes = test_read_file(out, &size);
+        assert_non_null(bytes);
+        assert_false(contains(bytes, size, "KHR_draco_mesh_compression"));
+        assert_int_equal(contains(bytes, size, "EXT_meshopt_compression"), f);
+        free(bytes);
+        unlink(out);
+    }
+    glb g = glb_read("draco-mesh.glb");
+    set(g.json, "bufferViews/2", "byteLength", "40");
+    size_t size;
+    uint8_t *bytes = glb_bytes(&g, &size);
+    snprintf(in, sizeof in, "%s/broken.glb", dir);
+    FILE *fp = fopen(in, "wb");
+    fwrite(bytes, 1, size, fp);
+    fclose(fp);
+    free(bytes);
+    glb_free(&g);
+    assert_int_equal(
+        test_run(text, sizeof text, "'%s' convert '%s' '%s'", test_sinew_bin(), in, out), 1);
+    assert_non_null(strstr(text, in));
+    assert_non_null(strstr(text, "mesh 0 primitive 0: KHR_draco_mesh_compression data"));
+    assert_false(test_file_exists(out));
+    unlink(in);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_decodes),
-        cmocka_unit_test(test_meshopt_output),
-        cmocka_unit_test(test_bad),
-        cmocka_unit_test(test_mutations),
+        cmocka_unit_test(test_decodes), cmocka_unit_test(test_meshopt_output),
+        cmocka_unit_test(test_bad),     cmocka_unit_test(test_mutations),
+        cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

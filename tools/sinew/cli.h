@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "sinew/base.h"
+#include "sinew/document.h"
 #include "sinew/model.h"
 
 /* Documented exit codes (sinew --help). */
@@ -50,6 +51,14 @@ int cli_exit_code(sinew_result r);
 /* 1 when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
 
+/* The option every command that writes glTF takes, and its help line. */
+#define CLI_MESHOPT_HELP                                                                           \
+    "  --meshopt          compress the written glTF's vertex, index and animation data with\n"     \
+    "                     EXT_meshopt_compression, listed as required (players that decode\n"      \
+    "                     it: three.js with MeshoptDecoder, Babylon.js, glTFast)\n"
+/* 1 when `arg` is --meshopt (and sets w->meshopt), else 0. */
+int cli_parse_write_option(const char *arg, sinew_write_options *w);
+
 /* Parses a finite float / a non-negative integer in [min, max]; 0 on failure. */
 int cli_parse_float(const char *text, float min, float max, float *out);
 int cli_parse_uint(const char *text, unsigned long min, unsigned long max, unsigned long *out);
@@ -85,6 +94,5 @@ char *cli_json_print(const cJSON *root);
 /* Tail skin by name: mask[v] = 1 where v's dominant joint is named with "tail" in any case
  * (Tail_1, b_Tail01, Tail3). Returns how many tail joints the skin has. */
 uint32_t cli_mark_tail_skin(const sinew_model *model, uint8_t *mask);
-
 
 #endif

@@ -11,21 +11,23 @@
 #include "sinew/document.h"
 
 static const char *usage =
-    "usage: sinew bake IN -o OUT [spring options]\n"
+    "usage: sinew bake IN -o OUT [--meshopt] [spring options]\n"
     "\n"
     "Bakes the tail of a file that already has a Tail_1..Tail_K chain (from 'sinew tail'): every\n"
     "clip is simulated with the spring runtime and rotation keys for the Tail_* joints are\n"
     "written into that same animation at the clip's own rate (at least 30 per second). A\n"
     "looping clip runs silently until the tail's state returns to where it began, so the loop\n"
     "closes; a non-looping clip starts settled in its first pose. No other channel changes.\n"
-    "OUT is .glb, or .gltf when its name says so. IN is never modified.\n\n";
+    "OUT is .glb, or .gltf when its name says so. IN is never modified.\n\n" CLI_MESHOPT_HELP "\n";
 
 int cmd_bake(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
     sinew_dyn_params params;
     memset(&params, 0, sizeof params);
+    sinew_write_options wopt = {0};
     for (int i = 1; i < argc; i++) {
+        if (cli_parse_write_option(argv[i], &wopt)) continue;
         int took = bake_cli_parse_option("bake", argc, argv, &i, &params);
         if (took < 0) return CLI_EXIT_USAGE;
         if (took) continue;
@@ -66,7 +68,8 @@ int cmd_bake(int argc, char **argv)
         sinew_error_set(&err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
         code = cli_report_file("bake", in, &err);
     } else if (sinew_bake_all(doc, model, &options, summaries, &err) != SINEW_OK ||
-               sinew_document_serialize(doc, out, &outs[0].data, &outs[0].size, &err) != SINEW_OK) {
+               sinew_document_serialize_with(doc, out, &wopt, &outs[0].data, &outs[0].size, &err) !=
+                   SINEW_OK) {
         code = cli_report_file("bake", in, &err);
     } else if ((code = cli_outputs_write("bake", outs, 1)) == CLI_EXIT_OK) {
         printf("%s: baked %u clips -> %s\n", safe_text(in).s, model->clip_count, safe_text(out).s);

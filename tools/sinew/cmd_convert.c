@@ -15,9 +15,7 @@ static void usage(FILE *out)
                  "embedded buffer when OUT ends in .gltf. Everything in the file is kept; only\n"
                  "the buffer layout changes. Draco and meshopt compressed input is decoded\n"
                  "and written uncompressed. IN is never modified; on failure OUT is not\n"
-                 "created.\n\n"
-                 "  --meshopt  compress OUT's vertex, index and animation data with\n"
-                 "             EXT_meshopt_compression (listed as required)\n\n"
+                 "created.\n\n" CLI_MESHOPT_HELP "\n"
                  "exit codes: 0 ok, 1 bad input file, 2 bad usage, 3 internal error or OUT\n"
                  "could not be written\n");
 }
@@ -32,10 +30,7 @@ int cmd_convert(int argc, char **argv)
             usage(stdout);
             return CLI_EXIT_OK;
         }
-        if (!strcmp(argv[i], "--meshopt")) {
-            wopt.meshopt = 1;
-            continue;
-        }
+        if (cli_parse_write_option(argv[i], &wopt)) continue;
         if (argv[i][0] == '-' && argv[i][1])
             return cli_usage_error("convert", "unknown option '%s'", argv[i]);
         if (npaths == 2) return cli_usage_error("convert", "too many arguments");

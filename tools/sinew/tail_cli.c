@@ -49,7 +49,7 @@ const char *tail_cli_options_help =
     "  --no-bake          copy the clips unchanged (by default a chain's motion is simulated\n"
     "                     with the spring runtime and baked into every clip, as 'sinew bake'\n"
     "                     does: see the spring options below)\n"
-    "  --no-check         skip the do-no-harm check\n";
+    "  --no-check         skip the do-no-harm check\n" CLI_MESHOPT_HELP;
 
 void tail_cli_options_init(tail_cli_options *o)
 {
@@ -98,7 +98,7 @@ int tail_cli_parse_option(const char *command, int argc, char **argv, int *i, ta
         o->job.no_bake = 1;
     } else if (!strcmp(a, "--no-check")) {
         o->job.no_guard = 1;
-    } else {
+    } else if (!cli_parse_write_option(a, &o->write)) {
         return 0;
     }
     return 1;
