@@ -5,6 +5,13 @@
  * Edits append (new nodes, accessors, buffer data, channels) or replace exactly what they
  * change. Loading validates everything the model view reads, so a loaded document never
  * makes later calls read out of bounds.
+ *
+ * Compressed geometry is decoded on load (in builds with SINEW_COMPRESSION, the default):
+ * KHR_draco_mesh_compression primitives and EXT_meshopt_compression bufferViews become
+ * plain bufferViews and the extension leaves extensionsUsed/extensionsRequired, so the
+ * document holds and writes uncompressed data; KHR_mesh_quantization attributes are read
+ * as they are (normalised or integer) and written back unchanged. Writing compresses only
+ * when asked (sinew_write_options.meshopt).
  */
 #ifndef SINEW_DOCUMENT_H
 #define SINEW_DOCUMENT_H
