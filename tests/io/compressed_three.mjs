@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import * as THREE from 'three';
 import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js';
 
-import { parseThree } from '../tools/three_gltf.mjs';
+import { parseThree, savePose, unitRotations } from '../tools/three_gltf.mjs';
 
 const TOLERANCE = 1e-5; // of the world diagonal, as tests/reference/three_agreement.mjs
 const TIMES = 5;        // per clip: t = duration * k / 4
@@ -63,24 +63,15 @@ async function play(file, meshopt = false) {
     o.normalizeSkinWeights(); // glTF asks for normalised weights; sinew repairs them on load
     meshes.push(o);
   });
-  for (const clip of gltf.animations)
-    for (const track of clip.tracks)
-      if (track.ValueTypeName === 'quaternion')
-        for (let i = 0; i + 3 < track.values.length; i += 4) {
-          const v = track.values;
-          const n = Math.hypot(v[i], v[i + 1], v[i + 2], v[i + 3]);
-          if (n > 0) for (let k = 0; k < 4; k++) v[i + k] /= n;
-        }
-  scene.traverse((o) => o.quaternion.normalize());
-  const saved = [];
-  scene.traverse((o) => saved.push([o, o.position.clone(), o.quaternion.clone(), o.scale.clone()]));
+  unitRotations(gltf);
+  const restore = savePose(scene);
   const mixer = new THREE.AnimationMixer(scene);
   const out = new Map();
   const v = new THREE.Vector3();
   for (const clip of gltf.animations) {
     mixer.stopAllAction();
     mixer.uncacheRoot(scene);
-    for (const [o, p, q, s] of saved) { o.position.copy(p); o.quaternion.copy(q); o.scale.copy(s); }
+    restore();
     const action = mixer.clipAction(clip);
     action.setLoop(THREE.LoopOnce, 1);
     action.clampWhenFinished = true;

@@ -92,6 +92,30 @@ function packGlb(json, bin) {
   return out.buffer.slice(out.byteOffset, out.byteOffset + out.length);
 }
 
+// glTF requires unit quaternions and three composes them as stored (|q|^2 scales the joint
+// matrix): every clip's rotation keys and every node's own rotation normalised, in place.
+export function unitRotations(gltf) {
+  for (const clip of gltf.animations)
+    for (const track of clip.tracks)
+      if (track.ValueTypeName === 'quaternion')
+        for (let i = 0; i + 3 < track.values.length; i += 4) {
+          const v = track.values;
+          const n = Math.hypot(v[i], v[i + 1], v[i + 2], v[i + 3]);
+          if (n > 0) for (let k = 0; k < 4; k++) v[i + k] /= n;
+        }
+  gltf.scene.traverse((o) => o.quaternion.normalize());
+}
+
+// The scene's pose now, and a function putting it back (before each clip, so that no clip
+// sees another's leftovers).
+export function savePose(scene) {
+  const saved = [];
+  scene.traverse((o) => saved.push([o, o.position.clone(), o.quaternion.clone(), o.scale.clone()]));
+  return () => {
+    for (const [o, p, q, s] of saved) { o.position.copy(p); o.quaternion.copy(q); o.scale.copy(s); }
+  };
+}
+
 // The file parsed by three.js: resolves to GLTFLoader's result ({scene, animations, parser, ...}).
 // options.meshoptDecoder (three's MeshoptDecoder, awaited ready) reads EXT_meshopt_compression.
 export function parseThree(file, options = {}) {
