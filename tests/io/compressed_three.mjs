@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import * as THREE from 'three';
 import { MeshoptDecoder } from 'three/examples/jsm/libs/meshopt_decoder.module.js';
 
-import { parseThree, savePose, unitRotations } from '../tools/three_gltf.mjs';
+import { clipPlayer, parseThree, unitRotations } from '../tools/three_gltf.mjs';
 
 const TOLERANCE = 1e-5; // of the world diagonal, as tests/reference/three_agreement.mjs
 const TIMES = 5;        // per clip: t = duration * k / 4
@@ -64,18 +64,11 @@ async function play(file, meshopt = false) {
     meshes.push(o);
   });
   unitRotations(gltf);
-  const restore = savePose(scene);
-  const mixer = new THREE.AnimationMixer(scene);
+  const { mixer, start } = clipPlayer(THREE, scene);
   const out = new Map();
   const v = new THREE.Vector3();
   for (const clip of gltf.animations) {
-    mixer.stopAllAction();
-    mixer.uncacheRoot(scene);
-    restore();
-    const action = mixer.clipAction(clip);
-    action.setLoop(THREE.LoopOnce, 1);
-    action.clampWhenFinished = true;
-    action.play();
+    start(clip);
     const frames = [];
     for (let k = 0; k < TIMES; k++) {
       mixer.setTime((clip.duration * k) / (TIMES - 1));

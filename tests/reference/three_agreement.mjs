@@ -52,7 +52,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as THREE from 'three';
 
-import { parseThree, savePose, unitRotations } from '../tools/three_gltf.mjs';
+import { clipPlayer, parseThree, unitRotations } from '../tools/three_gltf.mjs';
 
 const TOLERANCE = 1e-5; // of the model's diagonal
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -122,8 +122,7 @@ async function checkModel(file, tmp) {
     throw new Error(`${name}: ranges cover ${covered} of ${meta.vertex_count} vertices`);
 
   // The file's pose, restored before each clip so no clip sees another's leftovers.
-  const restore = savePose(scene);
-  const mixer = new THREE.AnimationMixer(scene);
+  const { mixer, start } = clipPlayer(THREE, scene);
   unitRotations(gltf); // see the header
   const diag = meta.world_size.diagonal;
   if (!(diag > 0)) throw new Error(`${name}: diagonal ${diag}`);
@@ -134,13 +133,7 @@ async function checkModel(file, tmp) {
   meta.clips.forEach((clipMeta, c) => {
     const clip = gltf.animations[clipMeta.gltf_animation];
     if (!clip) throw new Error(`${name}: three has no animation ${clipMeta.gltf_animation}`);
-    mixer.stopAllAction();
-    mixer.uncacheRoot(scene);
-    restore();
-    const action = mixer.clipAction(clip);
-    action.setLoop(THREE.LoopOnce, 1);
-    action.clampWhenFinished = true;
-    action.play();
+    start(clip);
     let clipWorst = 0;
     clipMeta.times.forEach((t, k) => {
       mixer.setTime(t);

@@ -106,14 +106,24 @@ export function unitRotations(gltf) {
   gltf.scene.traverse((o) => o.quaternion.normalize());
 }
 
-// The scene's pose now, and a function putting it back (before each clip, so that no clip
-// sees another's leftovers).
-export function savePose(scene) {
+// Plays one clip at a time on `scene` as the reference tests sample it: start(clip) puts back
+// the pose the scene had when the player was made (so no clip sees another's leftovers) and
+// plays the clip once, held at its end (setTime(duration) would wrap to 0 otherwise); then
+// mixer.setTime(t) poses it.
+export function clipPlayer(THREE, scene) {
   const saved = [];
   scene.traverse((o) => saved.push([o, o.position.clone(), o.quaternion.clone(), o.scale.clone()]));
-  return () => {
+  const mixer = new THREE.AnimationMixer(scene);
+  const start = (clip) => {
+    mixer.stopAllAction();
+    mixer.uncacheRoot(scene);
     for (const [o, p, q, s] of saved) { o.position.copy(p); o.quaternion.copy(q); o.scale.copy(s); }
+    const action = mixer.clipAction(clip);
+    action.setLoop(THREE.LoopOnce, 1);
+    action.clampWhenFinished = true;
+    action.play();
   };
+  return { mixer, start };
 }
 
 // The file parsed by three.js: resolves to GLTFLoader's result ({scene, animations, parser, ...}).
