@@ -5,7 +5,9 @@
  *   - the skeleton: every joint of the chosen skin plus every ancestor of a joint, ordered
  *     parent-before-child so local-to-world is one loop;
  *   - the skin: for each skin joint its skeleton node and inverse bind matrix;
- *   - the mesh: all primitives skinned by that skin, concatenated, in bind space;
+ *   - the mesh: all primitives skinned by that skin or by a skin equal to it (the same joint
+ *     nodes in the same order with the same inverse bind matrices: exporters give each mesh
+ *     of one character its own copy of the skin), concatenated, in bind space;
  *   - the clips: per-node TRS tracks.
  *
  * Spaces. "Bind space" is where skinning's identity holds: vertex positions as stored, joint
@@ -56,6 +58,8 @@ typedef struct sinew_primitive_range {
     uint32_t vertex_count;
     uint32_t first_triangle;
     uint32_t triangle_count;
+    int32_t gltf_skin; /* the skin of gltf_node (the model's own or one merged with it: see
+                          sinew_skin); meaningless when gltf_mesh is -1 */
 } sinew_primitive_range;
 
 typedef struct sinew_mesh {
@@ -75,7 +79,9 @@ typedef struct sinew_mesh {
 } sinew_mesh;
 
 typedef struct sinew_skin {
-    int32_t gltf_skin; /* skin index in the document, -1 when made by code */
+    int32_t gltf_skin; /* skin index in the document, -1 when made by code; skins equal to it
+                          (same joints, same inverse bind matrices) are merged into it, and
+                          each mesh range names the skin it came from */
     uint32_t joint_count;
     sinew_joint *joints;
 } sinew_skin;

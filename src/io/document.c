@@ -185,6 +185,7 @@ static sinew_result load_bytes(const uint8_t *data, size_t size, const sinew_loa
 #endif
     if (!r) r = io_validate(doc, err); /* everything the model view and writer read */
     if (!r) r = io_repair_weights(doc, err);
+    if (!r) r = io_repair_skeletons(doc, err);
     if (!r) r = add_image_sources(doc, base_dir, err);
     if (r) {
         sinew_document_free(doc);

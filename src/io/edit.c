@@ -479,3 +479,88 @@ const char *sinew_document_note(const sinew_document *doc, const char *key)
     const cJSON *notes = cJSON_GetObjectItemCaseSensitive(extras, "sinew");
     return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(notes, key));
 }
+
+/* Adds `name` to the string array root[key] unless it is there. */
+static sinew_result list_extension(sinew_document *doc, const char *key, const char *name,
+                                   sinew_error *err)
+{
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(doc->root, key);
+    if (list && !cJSON_IsArray(list))
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED, "%s: %s is not an array", doc->name,
+                               key);
+    if (!list) {
+        list = cJSON_CreateArray();
+        cJSON_AddItemToObject(doc->root, key, list);
+    }
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list)
+    {
+        if (cJSON_IsString(item) && !strcmp(item->valuestring, name)) return SINEW_OK;
+    }
+    cJSON_AddItemToArray(list, cJSON_CreateString(name));
+    return SINEW_OK;
+}
+
+sinew_result sinew_document_use_extension(sinew_document *doc, const char *name, sinew_error *err)
+{
+    if (!doc || !name || !*name)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_use_extension: no name");
+    return list_extension(doc, "extensionsUsed", name, err);
+}
+
+sinew_result sinew_document_set_extension(sinew_document *doc, const char *name, const char *json,
+                                          sinew_error *err)
+{
+    if (!doc || !name || !*name || !json)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_set_extension: NULL");
+    cJSON *value = cJSON_Parse(json);
+    if (!cJSON_IsObject(value)) {
+        cJSON_Delete(value);
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "%s: extension %s: the value is not a JSON object", doc->name, name);
+    }
+    cJSON *extensions = cJSON_GetObjectItemCaseSensitive(doc->root, "extensions");
+    if (extensions && !cJSON_IsObject(extensions)) {
+        cJSON_Delete(value);
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
+                               "%s: extensions is not an object: cannot add %s", doc->name, name);
+    }
+    if (!extensions) {
+        extensions = cJSON_CreateObject();
+        cJSON_AddItemToObject(doc->root, "extensions", extensions);
+    }
+    io_set(extensions, name, value);
+    return list_extension(doc, "extensionsUsed", name, err);
+}
+
+sinew_result sinew_document_set_node_rotation(sinew_document *doc, int32_t node, sinew_quat q,
+                                              sinew_error *err)
+{
+    if (!doc)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_set_node_rotation: NULL");
+    cJSON *item = node >= 0 ? io_item(doc, IO_NODES, (uint32_t)node) : NULL;
+    if (!item)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: set rotation: node %d does not exist",
+                               doc->name, node);
+    float v[4] = {q.x, q.y, q.z, q.w};
+    if (!all_finite(v, 4))
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                               "%s: set rotation of node %d: not finite", doc->name, node);
+    float m[16];
+    int present = 0;
+    sinew_result r = io_get_floats(doc, "node", item, "matrix", 16, m, &present, err);
+    if (r != SINEW_OK) return r;
+    if (present) {
+        /* TRS and matrix are exclusive in glTF: the matrix gives way to its own T and S. */
+        sinew_mat4 a;
+        memcpy(a.m, m, sizeof m);
+        sinew_transform t = sinew_mat4_decompose(&a);
+        float ts[3] = {t.translation.x, t.translation.y, t.translation.z};
+        float sc[3] = {t.scale.x, t.scale.y, t.scale.z};
+        cJSON_DeleteItemFromObjectCaseSensitive(item, "matrix");
+        io_set(item, "translation", io_float_array(ts, 3));
+        io_set(item, "scale", io_float_array(sc, 3));
+    }
+    io_set(item, "rotation", io_float_array(v, 4));
+    return SINEW_OK;
+}

@@ -150,6 +150,9 @@ int io_is_glb(const void *data, size_t size);
 uint64_t io_binary_bytes(const sinew_document *doc);
 /* repair.c: repairs skin weights with one sensible reading, with warnings (after io_validate). */
 sinew_result io_repair_weights(sinew_document *doc, sinew_error *err);
+/* repair.c: a skin's skeleton that is not a common root of its joints is set to their closest
+ * common root (or dropped), with a warning (after io_validate). */
+sinew_result io_repair_skeletons(sinew_document *doc, sinew_error *err);
 sinew_result io_load_buffers(sinew_document *doc, const uint8_t *bin, size_t bin_size, int has_bin,
                              const char *base_dir, sinew_error *err);
 /* Reads a regular file with the document's allocator: all of it (want = IO_READ_WHOLE) or

@@ -214,11 +214,56 @@ static int border_weights(const sinew_model *m, const uint32_t *border, uint32_t
     return out;
 }
 
+/* The blend across the root spans at least this many of the mesh's edges there: a ramp
+ * narrower than one edge is a step (the quaternius TRex's collar, 0.05 H, was one border edge
+ * long: its Tail_1 fell from 0.94 to 0.04 across one edge, which tore at twice its length in
+ * Walk). Two edges is the least that makes a ramp; more only widens the blend on coarse
+ * meshes, where the other bounds are already within a few edges. */
+#define BLEND_EDGES 2.0f
+
+/* Median length of the welded edges between piece p and the body vertices `border` around it:
+ * the mesh's resolution where the tail meets the body. */
+static float border_edge_length(const sinew_rig_analysis *a, const sinew_model *m,
+                                const sinew_rig_report *rep, uint32_t p, const uint32_t *border,
+                                uint32_t count, float *scratch)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < count; i++)
+        for (uint32_t k = a->adj_start[border[i]]; k < a->adj_start[border[i] + 1]; k++)
+            if (rep->vertex_piece[a->adj[k]] == p && n < m->mesh.vertex_count)
+                scratch[n++] =
+                    sinew_vec3_distance(m->mesh.positions[border[i]], m->mesh.positions[a->adj[k]]);
+    if (n == 0) return 0;
+    qsort(scratch, n, sizeof *scratch, rig_compare_floats);
+    return scratch[n / 2];
+}
+
 /* How far the collar reaches into the body, in root radii, at least: a root turned by theta
  * moves the root ring r theta against the body, so over two radii the collar strains by
  * about theta / 2 (the UM bunny's stub, whose segments are shorter than its mesh's edges,
  * tore with a collar of half a segment alone: 2.2% of its tail's edge samples in Walk). */
 #define COLLAR_RADII 2.0f
+
+/* Geodesic distance from the `count` vertices `from` to every representative closer than
+ * `reach` (FLT_MAX beyond it), into dist. */
+static sinew_result distance_from(const sinew_rig_analysis *a, const sinew_model *m,
+                                  const uint32_t *from, uint32_t count, float reach, float *dist,
+                                  sinew_error *err)
+{
+    rig_geodesic geo;
+    sinew_result r = rig_geodesic_init(&geo, a, m, err);
+    if (r != SINEW_OK) return r;
+    for (uint32_t i = 0; i < count; i++)
+        rig_geodesic_seed(&geo, from[i], 0);
+    uint32_t v;
+    float d;
+    while (rig_geodesic_next(&geo, &v, &d) && d < reach) {
+    }
+    for (uint32_t x = 0; x < m->mesh.vertex_count; x++)
+        dist[x] = geo.done[x] && geo.g[x] < reach ? geo.g[x] : FLT_MAX;
+    rig_geodesic_free(&geo);
+    return SINEW_OK;
+}
 
 /* The collar: the body skin just beyond the tail's root. The root ring is half on Tail_1 and
  * half on the pelvis, its body neighbours on their rigger's joints; left so, the edges across
@@ -288,12 +333,13 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
     float *axial = sinew_alloc(al, nv, sizeof *axial);
     uint32_t *verts = sinew_alloc(al, nv, sizeof *verts);
     uint32_t *border = sinew_alloc(al, nv, sizeof *border);
+    float *from_border = sinew_alloc(al, nv, sizeof *from_border);
     rig_segment *segs =
         sinew_alloc(al, a->segment_count + nchains * SINEW_RIG_MAX_SEGMENTS + 1, sizeof *segs);
     sinew_vec3 *jp = sinew_alloc(al, nj + nchains * (SINEW_RIG_MAX_SEGMENTS + 1) + 1, sizeof *jp);
     sinew_result r = SINEW_OK;
     if (!plan->joints || !plan->weights || !plan->changed || !plan->chains || !axial || !verts ||
-        !border || !segs || !jp) {
+        !border || !from_border || !segs || !jp) {
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
         goto fail;
     }
@@ -386,14 +432,26 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
             axial[a->weld[verts[i]]] = -1;
         axial_positions(a, m, rep, p, axial);
         const int body_root = opt.root_blend == SINEW_RIG_ROOT_BODY;
-        const uint32_t border_count = body_root ? body_border(a, m, rep, p, border) : 0;
+        const uint32_t border_count = body_border(a, m, rep, p, border);
+        const float reach = fmaxf(
+            fmaxf(0.5f * L / (float)K, COLLAR_RADII * pc->radius),
+            BLEND_EDGES * border_edge_length(a, m, rep, p, border, border_count, from_border));
+        if ((r = distance_from(a, m, border, border_count, reach, from_border, err)) != SINEW_OK)
+            goto fail;
         for (uint32_t i = 0; i < count; i++) {
             uint32_t v = verts[i];
             float s = (float)K * axial[a->weld[v]];
             uint32_t k = s <= 0 ? 0 : (uint32_t)floorf(s);
             if (k > K - 1) k = K - 1;
             float f = clampf(s - (float)k, 0, 2);
-            const float wp = clampf(0.5f - f / blend, 0, 0.5f);
+            /* The root segment's share of what it blends into falls with the axial position
+             * and with the distance from the body: the larger, so that a ragged border (a
+             * root vertex far along the axis yet next to the body) still ramps. The second
+             * is gone by the segment's end, where Tail_2's skin has no body share. */
+            float wp = clampf(0.5f - f / blend, 0, 0.5f);
+            if (k == 0)
+                wp = fmaxf(wp, fminf(0.5f * (1.0f - f),
+                                     0.5f * (1.0f - fminf(1.0f, from_border[a->weld[v]] / reach))));
             const float wn = clampf((f - 1 + 0.5f * blend) / blend, 0, 0.5f);
             uint32_t jj[2 + SINEW_MAX_INFLUENCES] = {
                 next_joint + k, k + 1 < K ? next_joint + k + 1 : next_joint + k, /* Tail_End is
@@ -401,14 +459,12 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
                 k == 0 ? (uint32_t)parent : next_joint + k - 1};
             float ww[2 + SINEW_MAX_INFLUENCES] = {1 - wp - wn, wn, wp};
             int n = 3;
-            if (k == 0 && wp > 0 && border_count)
+            if (k == 0 && wp > 0 && body_root && border_count)
                 n = 2 + border_weights(m, border, border_count, v, wp, jj + 2, ww + 2);
             size_t o = (size_t)v * SINEW_MAX_INFLUENCES;
             write_slots(plan->joints + o, plan->weights + o, jj, ww, n);
         }
-        if (body_root && (r = blend_collar(a, m, rep, p, next_joint,
-                                           fmaxf(0.5f * L / (float)K, COLLAR_RADII * pc->radius),
-                                           plan, err)) != SINEW_OK)
+        if (body_root && (r = blend_collar(a, m, rep, p, next_joint, reach, plan, err)) != SINEW_OK)
             goto fail;
         next_joint += K + 1;
         plan->chain_count++;
@@ -440,6 +496,7 @@ done:
     sinew_free(al, axial);
     sinew_free(al, verts);
     sinew_free(al, border);
+    sinew_free(al, from_border);
     sinew_free(al, segs);
     sinew_free(al, jp);
     return r;

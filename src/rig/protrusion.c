@@ -193,7 +193,7 @@ static float neck_before(const rig_section *sections, uint32_t count, float step
     return neck;
 }
 
-static int cmp_float(const void *x, const void *y)
+int rig_compare_floats(const void *x, const void *y)
 {
     float a = *(const float *)x, b = *(const float *)y;
     return (a > b) - (a < b);
@@ -286,7 +286,7 @@ static sinew_result walk(walker *w, uint32_t tip, rig_run *run, sinew_error *err
     uint32_t nr = 0;
     for (uint32_t i = 0; i < ns; i++)
         if (run->sections[i].perimeter > 0) radii[nr++] = run->sections[i].radius;
-    qsort(radii, nr, sizeof *radii, cmp_float);
+    qsort(radii, nr, sizeof *radii, rig_compare_floats);
     run->radius = nr ? radii[nr / 2] : 0;
     sinew_free(&a->alloc, radii);
     for (uint32_t i = 0; i < settled; i++) {

@@ -67,8 +67,10 @@ typedef struct sinew_rig_analysis {
 
 /* distance.c */
 /* Fills a->deforms and a->segments from the model (segments between deforming joints and
- * their nearest deforming ancestor, a lone end helper, or a short terminal extension). */
-sinew_result rig_build_segments(sinew_rig_analysis *a, const sinew_model *model, sinew_error *err);
+ * their nearest deforming ancestor, a lone end helper, or a short terminal extension, at most 0.05
+ * H). */
+sinew_result rig_build_segments(sinew_rig_analysis *a, const sinew_model *model, float H,
+                                sinew_error *err);
 float rig_segment_distance(const rig_segment *s, sinew_vec3 p);
 /* Distance from p to the nearest of `count` segments. */
 float rig_skeleton_distance(const rig_segment *segs, uint32_t count, sinew_vec3 p);
@@ -122,6 +124,8 @@ int rig_geodesic_next(rig_geodesic *geo, uint32_t *v, float *g);
 sinew_result rig_find_runs(const sinew_rig_analysis *a, const sinew_model *m, float H,
                            int32_t pelvis, rig_runs *out, sinew_error *err);
 void rig_runs_free(rig_runs *runs);
+/* qsort comparator for floats, ascending. */
+int rig_compare_floats(const void *x, const void *y);
 
 /* Options with defaults filled in. */
 sinew_rig_options rig_options_resolve(const sinew_rig_options *options);

@@ -11,7 +11,7 @@
 #include "sinew/document.h"
 
 static const char *usage =
-    "usage: sinew bake IN -o OUT [--meshopt] [spring options]\n"
+    "usage: sinew bake IN -o OUT [spring options] [--vrm-springs] [--meshopt]\n"
     "\n"
     "Bakes the tail of a file that already has a Tail_1..Tail_K chain (from 'sinew tail'): every\n"
     "clip is simulated with the spring runtime and rotation keys for the Tail_* joints are\n"
@@ -23,6 +23,7 @@ static const char *usage =
 int cmd_bake(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
+    int vrm = 0;
     sinew_dyn_params params;
     memset(&params, 0, sizeof params);
     sinew_write_options wopt = {0};
@@ -32,10 +33,12 @@ int cmd_bake(int argc, char **argv)
         if (took < 0) return CLI_EXIT_USAGE;
         if (took) continue;
         if (cli_is_help(argv[i])) {
-            printf("%s%s", usage, bake_cli_options_help);
+            printf("%s%s%s", usage, bake_cli_options_help, bake_cli_vrm_help);
             return CLI_EXIT_OK;
         } else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
             if (!(out = cli_option_value("bake", argc, argv, &i))) return CLI_EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--vrm-springs")) {
+            vrm = 1;
         } else if (argv[i][0] == '-') {
             return cli_usage_error("bake", "unknown option '%s'", argv[i]);
         } else if (!in) {
@@ -53,6 +56,7 @@ int cmd_bake(int argc, char **argv)
     sinew_model *model = NULL;
     sinew_bake_track *summaries = NULL;
     int code = CLI_EXIT_OK;
+    sinew_vrm_fit fit;
     cli_output outs[1] = {{"-o", out, NULL, 0}};
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK ||
         sinew_model_from_document(doc, NULL, &model, &err) != SINEW_OK) {
@@ -68,12 +72,15 @@ int cmd_bake(int argc, char **argv)
         sinew_error_set(&err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
         code = cli_report_file("bake", in, &err);
     } else if (sinew_bake_all(doc, model, &options, summaries, &err) != SINEW_OK ||
+               (vrm && (sinew_vrm_fit_chain(model, &params, &fit, &err) != SINEW_OK ||
+                        sinew_vrm_apply_document(doc, model, &fit, &err) != SINEW_OK)) ||
                sinew_document_serialize_with(doc, out, &wopt, &outs[0].data, &outs[0].size, &err) !=
                    SINEW_OK) {
         code = cli_report_file("bake", in, &err);
     } else if ((code = cli_outputs_write("bake", outs, 1)) == CLI_EXIT_OK) {
         printf("%s: baked %u clips -> %s\n", safe_text(in).s, model->clip_count, safe_text(out).s);
         bake_cli_print(model, summaries);
+        if (vrm) bake_cli_print_vrm(model, &fit);
     }
 done:
     cli_outputs_free(outs, 1);
