@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs everything sinew builds and tests with: Debian packages (apt) and the Node packages
-# pinned in package.json / web/package.json (npm ci). Skips what is already there.
+# pinned in package.json / web/package.json (npm ci, among them gltf-transform, which the
+# tests use to make compressed copies of models). Skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 apt_packages=(
   build-essential cmake pkg-config            # the build
   libcjson-dev libstb-dev libcmocka-dev       # C dependencies
+  libdraco-dev libmeshoptimizer-dev           # compressed glTF (Draco, meshopt)
   nodejs npm                                  # reference tests (three.js, glTF-Validator)
   clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32   # the WebAssembly builds
   chromium                                    # browser tests (playwright-core drives it)

@@ -5,6 +5,13 @@
  * Edits append (new nodes, accessors, buffer data, channels) or replace exactly what they
  * change. Loading validates everything the model view reads, so a loaded document never
  * makes later calls read out of bounds.
+ *
+ * Compressed geometry is decoded on load (in builds with SINEW_COMPRESSION, the default):
+ * KHR_draco_mesh_compression primitives and EXT_meshopt_compression bufferViews become
+ * plain bufferViews and the extension leaves extensionsUsed/extensionsRequired, so the
+ * document holds and writes uncompressed data; KHR_mesh_quantization attributes are read
+ * as they are (normalised or integer) and written back unchanged. Writing compresses only
+ * when asked (sinew_write_options.meshopt).
  */
 #ifndef SINEW_DOCUMENT_H
 #define SINEW_DOCUMENT_H
@@ -63,6 +70,18 @@ sinew_result sinew_document_write_file(const sinew_document *doc, const char *pa
  * together (sinew/file.h). */
 sinew_result sinew_document_serialize(const sinew_document *doc, const char *path, void **out,
                                       size_t *size, sinew_error *err);
+/* How sinew_document_serialize_with writes; zeroed (or NULL) it writes as
+ * sinew_document_serialize. */
+typedef struct sinew_write_options {
+    /* 1: vertex, index and animation data compressed with EXT_meshopt_compression, in its
+     * required form (listed in extensionsRequired, no uncompressed copy), for players that
+     * decode it (three.js with MeshoptDecoder, Babylon.js, Unity's glTFast); a build without
+     * SINEW_COMPRESSION refuses it with SINEW_ERR_UNSUPPORTED. */
+    int meshopt;
+} sinew_write_options;
+sinew_result sinew_document_serialize_with(const sinew_document *doc, const char *path,
+                                           const sinew_write_options *options, void **out,
+                                           size_t *size, sinew_error *err);
 /* Serialises to a GLB in memory; *out is malloc'ed and the caller frees it with free(). */
 sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **out, size_t *size,
                                              sinew_error *err);

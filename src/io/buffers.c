@@ -255,6 +255,14 @@ static sinew_result read_external(sinew_document *doc, const char *ctx, const ch
     return r;
 }
 
+uint64_t io_binary_bytes(const sinew_document *doc)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < doc->buffer_count; i++)
+        n += doc->buffers[i].size;
+    return n - doc->decoded_bytes;
+}
+
 sinew_result io_load_buffers(sinew_document *doc, const uint8_t *bin, size_t bin_size, int has_bin,
                              const char *base_dir, sinew_error *err)
 {
@@ -272,6 +280,9 @@ sinew_result io_load_buffers(sinew_document *doc, const uint8_t *bin, size_t bin
         sinew_result r =
             io_get_uint(doc, ctx, b, "byteLength", -1, (uint64_t)1 << 40, &length, err);
         if (r) return r;
+#ifdef SINEW_COMPRESSION
+        if (io_meshopt_is_fallback(b)) continue; /* io_meshopt_decode fills it */
+#endif
         const cJSON *uri = cJSON_GetObjectItemCaseSensitive(b, "uri");
         const uint8_t *src = NULL;
         size_t src_size = 0;

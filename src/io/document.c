@@ -179,6 +179,13 @@ static sinew_result load_bytes(const uint8_t *data, size_t size, const sinew_loa
     if (!r) r = io_validate_top(doc, err); /* asset, required extensions, array shapes */
     if (!r) r = io_tables_build(doc, err);
     if (!r) r = io_load_buffers(doc, bin, bin_size, has_bin, base_dir, err);
+#ifdef SINEW_COMPRESSION
+    /* Compressed views decode into their own ranges, which validation then checks like any
+     * other; Draco reads a validated view and adds views and accessor data of its own. */
+    if (!r) r = io_meshopt_decode(doc, err);
+    if (!r) r = io_validate_views(doc, err);
+    if (!r) r = io_draco_decode_all(doc, err);
+#endif
     if (!r) r = io_validate(doc, err); /* everything the model view and writer read */
     if (!r) r = io_repair_weights(doc, err);
     if (!r) r = io_repair_skeletons(doc, err);

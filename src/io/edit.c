@@ -47,6 +47,17 @@ static int64_t append_bytes(sinew_document *doc, const void *data, size_t size)
     return (int64_t)off;
 }
 
+int32_t io_add_view(sinew_document *doc, const void *data, size_t size)
+{
+    int64_t off = append_bytes(doc, data, size);
+    if (off < 0) return -1;
+    cJSON *view = cJSON_CreateObject();
+    cJSON_AddNumberToObject(view, "buffer", doc->edit_buffer);
+    cJSON_AddNumberToObject(view, "byteOffset", (double)off);
+    cJSON_AddNumberToObject(view, "byteLength", (double)size);
+    return io_append(doc, IO_BUFFER_VIEWS, view);
+}
+
 int32_t io_add_accessor(sinew_document *doc, const void *data, uint32_t component_type,
                         const char *type, uint32_t count, int normalized, int with_min_max,
                         sinew_error *err)
@@ -61,19 +72,7 @@ int32_t io_add_accessor(sinew_document *doc, const void *data, uint32_t componen
                         doc->name);
         return -1;
     }
-    int64_t off = append_bytes(doc, data, size);
-    if (off < 0) {
-        sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
-        return -1;
-    }
-    cJSON *view = cJSON_CreateObject();
-    if (!cJSON_AddNumberToObject(view, "buffer", doc->edit_buffer) ||
-        !cJSON_AddNumberToObject(view, "byteOffset", (double)off) ||
-        !cJSON_AddNumberToObject(view, "byteLength", (double)size)) {
-        cJSON_Delete(view);
-        view = NULL;
-    }
-    int32_t view_index = io_append(doc, IO_BUFFER_VIEWS, view);
+    int32_t view_index = io_add_view(doc, data, size);
     if (view_index < 0) {
         io_oom(doc, err);
         return -1;

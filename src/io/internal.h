@@ -20,6 +20,11 @@ enum {
 #define IO_MAX_WARNINGS 256
 #define IO_MAX_VIRTUAL_COUNT (1u << 20)  /* elements of an accessor without a bufferView */
 #define IO_MAX_MODEL_VERTICES (1u << 23) /* vertices of one model view */
+/* The most bytes a file's `file` bytes of binary data may be expanded into: by the model view
+ * (view.c says what it was measured on) and by decoding compressed data (compressed glTF
+ * made from the shared models by gltf-transform decodes to 1.1x (Draco) to 2.5x (meshopt)
+ * its binary data). 16x plus 64 MB keeps a hostile 4 MB file below 1 GB. */
+#define IO_EXPANSION_BUDGET(file) (16 * (uint64_t)(file) + ((uint64_t)64 << 20))
 
 /* The glTF top-level arrays of objects; io_kind_key gives each one's JSON key. */
 typedef enum io_kind {
@@ -71,7 +76,8 @@ struct sinew_document {
     uint32_t released_count;
     uint32_t warning_count;
     char **warnings;
-    uint32_t source_count; /* the files it was read from (sinew_document_source) */
+    uint64_t decoded_bytes; /* buffer bytes that decoding compressed data added */
+    uint32_t source_count;  /* the files it was read from (sinew_document_source) */
     char **sources;
 };
 
@@ -143,6 +149,12 @@ int io_push(cJSON *array, cJSON *item);
  * last step of an edit cannot fail: the key is stored as a constant (cJSON_StringIsConst),
  * so it must be a string literal. */
 void io_put(cJSON *obj, const char *literal_key, cJSON *item);
+/* obj.extensions[name] when it is an object, else NULL. */
+cJSON *io_extension(const cJSON *obj, const char *name);
+/* Deletes obj.extensions[name], and obj.extensions when that leaves it empty. */
+void io_extension_drop(cJSON *obj, const char *name);
+/* Deletes `name` from extensionsUsed and extensionsRequired (and each list it empties). */
+void io_extension_unlist(sinew_document *doc, const char *name);
 /* A new array of n numbers, or NULL when out of memory. */
 cJSON *io_float_array(const float *v, int n);
 /* 1 when cJSON would parse text[0..size) given the memory: a failed cJSON parse of text that
@@ -162,6 +174,8 @@ sinew_result io_glb_split(const sinew_document *doc, const uint8_t *data, size_t
 int io_is_glb(const void *data, size_t size);
 
 /* buffers.c */
+/* The bytes in all buffers less what decoding added: the base of IO_EXPANSION_BUDGET. */
+uint64_t io_binary_bytes(const sinew_document *doc);
 /* repair.c: repairs skin weights with one sensible reading, with warnings (after io_validate). */
 sinew_result io_repair_weights(sinew_document *doc, sinew_error *err);
 /* repair.c: a skin's skeleton that is not a common root of its joints is set to their closest
@@ -213,6 +227,8 @@ uint32_t io_type_components(const char *type, uint32_t *rows);
 
 /* validate.c */
 sinew_result io_validate_top(sinew_document *doc, sinew_error *err);
+/* The bufferViews alone (io_validate checks them too), for what reads views before it. */
+sinew_result io_validate_views(sinew_document *doc, sinew_error *err);
 /* 1 for the extensions sinew reads (quantized attributes) or passes through unread because
  * they change only materials, textures, lights or metadata: none of them points at an
  * accessor or a bufferView from anywhere but images. */
@@ -232,6 +248,28 @@ int io_reserve_released(sinew_document *doc, uint32_t more);
  * see io_reserve_released). */
 void io_release_accessor(sinew_document *doc, int64_t index);
 
+
+/* Compressed glTF, decoded on load into plain bufferViews and accessors, the extension then
+ * dropped from the file. Only in builds with SINEW_COMPRESSION (libdraco, libmeshoptimizer);
+ * without it a file requiring these extensions is refused. */
+/* A buffer marked as EXT_meshopt_compression's fallback: its bytes are decoded, never read. */
+int io_meshopt_is_fallback(const cJSON *buffer);
+/* Decodes every EXT_meshopt_compression bufferView into its own range (after io_load_buffers,
+ * before validation). */
+sinew_result io_meshopt_decode(sinew_document *doc, sinew_error *err);
+/* Encodes the packed bufferViews of an output (write.c's pack) as EXT_meshopt_compression,
+ * the required form: `bin` of `*size` bytes is replaced by a new malloc'ed block holding the
+ * compressed and the plain views; *compressed_any says whether the compressed views need
+ * the fallback buffer 1 (of the old *size bytes) that the caller adds. */
+sinew_result io_meshopt_encode(const sinew_document *doc, cJSON *json, uint8_t **bin, size_t *size,
+                               int *compressed_any, sinew_error *err);
+/* draco.c: decodes every KHR_draco_mesh_compression primitive into new bufferViews (after
+ * io_validate_views). */
+sinew_result io_draco_decode_all(sinew_document *doc, sinew_error *err);
+
+/* edit.c: appends `size` bytes to the edit buffer as a new bufferView; returns its index or
+ * -1 (out of memory). */
+int32_t io_add_view(sinew_document *doc, const void *data, size_t size);
 /* edit.c: appends `size` bytes to the edit buffer as a new bufferView and an accessor
  * describing them; returns the accessor index or -1 (err set). */
 int32_t io_add_accessor(sinew_document *doc, const void *data, uint32_t component_type,

@@ -379,3 +379,33 @@ int io_json_parsable(const char *text, size_t size)
     syntax_space(&s);
     return size > 0 && syntax_value(&s);
 }
+
+cJSON *io_extension(const cJSON *obj, const char *name)
+{
+    cJSON *e =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(obj, "extensions"), name);
+    return cJSON_IsObject(e) ? e : NULL;
+}
+
+void io_extension_drop(cJSON *obj, const char *name)
+{
+    cJSON *exts = cJSON_GetObjectItemCaseSensitive(obj, "extensions");
+    if (!cJSON_IsObject(exts)) return;
+    cJSON_DeleteItemFromObjectCaseSensitive(exts, name);
+    if (!exts->child) cJSON_DeleteItemFromObjectCaseSensitive(obj, "extensions");
+}
+
+void io_extension_unlist(sinew_document *doc, const char *name)
+{
+    static const char *const lists[] = {"extensionsUsed", "extensionsRequired"};
+    for (int l = 0; l < 2; l++) {
+        cJSON *list = cJSON_GetObjectItemCaseSensitive(doc->root, lists[l]);
+        if (!cJSON_IsArray(list)) continue;
+        for (cJSON *e = list->child, *next; e; e = next) {
+            next = e->next;
+            if (cJSON_IsString(e) && !strcmp(e->valuestring, name))
+                cJSON_Delete(cJSON_DetachItemViaPointer(list, e));
+        }
+        if (!list->child) cJSON_DeleteItemFromObjectCaseSensitive(doc->root, lists[l]);
+    }
+}

@@ -7,8 +7,14 @@
 
 #include "io/internal.h"
 
-static const char *const compressed[] = {"KHR_draco_mesh_compression", "EXT_meshopt_compression",
-                                         "KHR_meshopt_compression"};
+/* Compressed geometry sinew cannot decode: all of it in a build without SINEW_COMPRESSION;
+ * with it, KHR_meshopt_compression, whose codec version 1 is newer than Debian 12's
+ * libmeshoptimizer 0.18 (Draco and EXT_meshopt_compression are decoded on load). */
+static const char *const compressed[] = {
+#ifndef SINEW_COMPRESSION
+    "KHR_draco_mesh_compression", "EXT_meshopt_compression",
+#endif
+    "KHR_meshopt_compression"};
 
 /* Required extensions a file may name and still load (io_extension_is_known). extensionsRequired
  * lists what a client needs to load the file properly (glTF 2.0 spec, "Specifying Extensions"), so
@@ -17,7 +23,11 @@ static const char *const compressed[] = {"KHR_draco_mesh_compression", "EXT_mesh
  * unchanged. Anything else (instancing, animation pointers, vendor extensions) may change the
  * geometry, skin or motion sinew works on. */
 static const char *const required_ok[] = {"KHR_mesh_quantization", "KHR_lights_punctual",
-                                          "KHR_xmp_json_ld"};
+                                          "KHR_xmp_json_ld",
+#ifdef SINEW_COMPRESSION
+                                          "KHR_draco_mesh_compression", "EXT_meshopt_compression"
+#endif
+};
 static const char *const required_ok_prefix[] = {"KHR_materials_", "EXT_materials_", "KHR_texture_",
                                                  "EXT_texture_"};
 
@@ -90,7 +100,7 @@ sinew_result io_validate_top(sinew_document *doc, sinew_error *err)
     return SINEW_OK;
 }
 
-static sinew_result check_views(sinew_document *doc, sinew_error *err)
+sinew_result io_validate_views(sinew_document *doc, sinew_error *err)
 {
     uint32_t n = io_count(doc, IO_BUFFER_VIEWS);
     for (uint32_t i = 0; i < n; i++) {
@@ -684,7 +694,7 @@ static void check_images(sinew_document *doc)
 sinew_result io_validate(sinew_document *doc, sinew_error *err)
 {
     sinew_result r;
-    if ((r = check_views(doc, err))) return r;
+    if ((r = io_validate_views(doc, err))) return r;
     uint32_t n = io_count(doc, IO_ACCESSORS);
     for (uint32_t i = 0; i < n; i++) {
         io_accessor acc;

@@ -15,7 +15,7 @@ typedef struct view_ctx {
     int32_t *parent; /* per document node */
     int32_t *map;    /* document node -> model node, -1 outside the skeleton */
     uint64_t held;   /* bytes of decoded mesh and keys so far (see take_budget) */
-    uint64_t file;   /* bytes of binary data in all buffers, summed once */
+    uint64_t file;   /* the file's own binary data (io_binary_bytes), summed once */
 } view_ctx;
 
 /* A file can make the model view hold far more than its own size: primitives or channels
@@ -28,7 +28,7 @@ typedef struct view_ctx {
 static sinew_result take_budget(view_ctx *c, uint64_t bytes, const char *what, sinew_error *err)
 {
     const uint64_t file = c->file;
-    const uint64_t budget = 16 * file + ((uint64_t)64 << 20);
+    const uint64_t budget = IO_EXPANSION_BUDGET(file);
     c->held += bytes;
     if (c->held <= budget) return SINEW_OK;
     return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
@@ -579,8 +579,7 @@ sinew_result sinew_model_from_document(const sinew_document *doc,
     if (!m) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
     m->allocator = alloc;
     view_ctx c = {doc, m, &m->allocator, io_count(doc, IO_NODES), NULL, NULL, 0, 0};
-    for (uint32_t b = 0; b < doc->buffer_count; b++)
-        c.file += doc->buffers[b].size;
+    c.file = io_binary_bytes(doc);
     c.parent = sinew_alloc(c.a, c.node_total, sizeof *c.parent);
     c.map = sinew_alloc(c.a, c.node_total, sizeof *c.map);
     sinew_result r = c.parent && c.map ? SINEW_OK : oom(&c, err);

@@ -49,7 +49,7 @@ static int exact_numbers(cJSON *item)
 }
 
 /* Builds the output JSON (caller frees with cJSON_Delete) and the packed buffer (malloc). */
-static sinew_result pack(const sinew_document *doc, int data_uri, cJSON **out_json,
+static sinew_result pack(const sinew_document *doc, int data_uri, int meshopt, cJSON **out_json,
                          uint8_t **out_bin, size_t *out_size, sinew_error *err)
 {
     *out_json = NULL;
@@ -90,6 +90,26 @@ static sinew_result pack(const sinew_document *doc, int data_uri, cJSON **out_js
         }
         pos += len;
     }
+    const size_t plain = total; /* the fallback buffer's length when compressed */
+    int fallback_used = 0;
+#ifdef SINEW_COMPRESSION
+    if (ok && meshopt && nviews) {
+        r = io_meshopt_encode(doc, json, &bin, &total, &fallback_used, err);
+        if (r) {
+            free(bin);
+            cJSON_Delete(json);
+            return r;
+        }
+    }
+#else
+    if (meshopt) {
+        free(bin);
+        cJSON_Delete(json);
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
+                               "%s: meshopt output needs a build with SINEW_COMPRESSION",
+                               doc->name);
+    }
+#endif
     if (ok && nviews) {
         cJSON *buffers = cJSON_CreateArray();
         cJSON *b0 = cJSON_CreateObject();
@@ -103,6 +123,14 @@ static sinew_result pack(const sinew_document *doc, int data_uri, cJSON **out_js
             }
             ok = uri && cJSON_AddStringToObject(b0, "uri", uri);
             free(uri);
+        }
+        if (ok && fallback_used) { /* the compressed views decode into buffer 1 */
+            cJSON *fallback = cJSON_CreateObject(), *exts = NULL, *mo = NULL;
+            ok = io_push(buffers, fallback) &&
+                 cJSON_AddNumberToObject(fallback, "byteLength", (double)plain) &&
+                 (exts = cJSON_AddObjectToObject(fallback, "extensions")) &&
+                 (mo = cJSON_AddObjectToObject(exts, "EXT_meshopt_compression")) &&
+                 cJSON_AddTrueToObject(mo, "fallback");
         }
         if (!ok) cJSON_Delete(buffers);
         ok = ok && io_set(json, "buffers", buffers);
@@ -128,17 +156,15 @@ static void put32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
-sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **out, size_t *size,
-                                             sinew_error *err)
+static sinew_result write_glb(const sinew_document *doc, int meshopt, void **out, size_t *size,
+                              sinew_error *err)
 {
-    if (!doc || !out || !size)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_write_glb_memory: NULL");
     *out = NULL;
     *size = 0;
     cJSON *json;
     uint8_t *bin;
     size_t bin_size;
-    sinew_result r = pack(doc, 0, &json, &bin, &bin_size, err);
+    sinew_result r = pack(doc, 0, meshopt, &json, &bin, &bin_size, err);
     if (r) return r;
     /* pack writes a buffer exactly when bufferViews are left */
     const int has_bin = cJSON_GetObjectItemCaseSensitive(json, "buffers") != NULL;
@@ -184,6 +210,14 @@ sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **o
     return SINEW_OK;
 }
 
+sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **out, size_t *size,
+                                             sinew_error *err)
+{
+    if (!doc || !out || !size)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_write_glb_memory: NULL");
+    return write_glb(doc, 0, out, size, err);
+}
+
 sinew_result sinew_document_copy(const sinew_document *doc, sinew_document **out, sinew_error *err)
 {
     if (out) *out = NULL;
@@ -201,20 +235,21 @@ sinew_result sinew_document_copy(const sinew_document *doc, sinew_document **out
     return r;
 }
 
-sinew_result sinew_document_serialize(const sinew_document *doc, const char *path, void **out,
-                                      size_t *size, sinew_error *err)
+sinew_result sinew_document_serialize_with(const sinew_document *doc, const char *path,
+                                           const sinew_write_options *options, void **out,
+                                           size_t *size, sinew_error *err)
 {
     if (out) *out = NULL;
     if (size) *size = 0;
     if (!doc || !path || !out || !size)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_serialize: NULL");
+    const int meshopt = options && options->meshopt;
     const size_t n = strlen(path);
-    if (!(n >= 5 && !strcmp(path + n - 5, ".gltf")))
-        return sinew_document_write_glb_memory(doc, out, size, err);
+    if (!(n >= 5 && !strcmp(path + n - 5, ".gltf"))) return write_glb(doc, meshopt, out, size, err);
     cJSON *json;
     uint8_t *bin;
     size_t bin_size;
-    sinew_result r = pack(doc, 1, &json, &bin, &bin_size, err);
+    sinew_result r = pack(doc, 1, meshopt, &json, &bin, &bin_size, err);
     if (r) return r;
     free(bin);
     char *text = cJSON_Print(json);
@@ -229,6 +264,12 @@ sinew_result sinew_document_serialize(const sinew_document *doc, const char *pat
     *out = copy;
     *size = length;
     return SINEW_OK;
+}
+
+sinew_result sinew_document_serialize(const sinew_document *doc, const char *path, void **out,
+                                      size_t *size, sinew_error *err)
+{
+    return sinew_document_serialize_with(doc, path, NULL, out, size, err);
 }
 
 sinew_result sinew_document_write_file(const sinew_document *doc, const char *path,

@@ -316,8 +316,8 @@ async function main() {
     return 1;
   }
   const THREE = await import('three');
-  const { parseThree } = await import('../tools/three_gltf.mjs');
-  const ctx = { THREE, parseThree, opt, modelsDir, sinew };
+  const { parseThree, unitRotations } = await import('../tools/three_gltf.mjs');
+  const ctx = { THREE, parseThree, unitRotations, opt, modelsDir, sinew };
 
   // The cases.
   const only = opt.only.map((n) => n.replace(/\.(glb|gltf)$/i, '').toLowerCase());
@@ -535,16 +535,7 @@ async function loadRig(ctx, file) {
   // After every read: geometry attributes are the parser's cached accessors, shared between
   // primitives that share them.
   for (const r of ranges) r.mesh.normalizeSkinWeights();
-  // Unit rotations (three_agreement.mjs): keys of every clip, and every node's own.
-  for (const clip of gltf.animations)
-    for (const track of clip.tracks)
-      if (track.ValueTypeName === 'quaternion')
-        for (let i = 0; i + 3 < track.values.length; i += 4) {
-          const v = track.values;
-          const q = Math.hypot(v[i], v[i + 1], v[i + 2], v[i + 3]);
-          if (q > 0) for (let k = 0; k < 4; k++) v[i + k] /= q;
-        }
-  scene.traverse((o) => o.quaternion.normalize());
+  ctx.unitRotations(gltf); // keys of every clip, and every node's own
   const saved = [];
   scene.traverse((o) => saved.push([o, o.position.clone(), o.quaternion.clone(), o.scale.clone()]));
   const rig = { file, gltf, json, scene, ranges, vertexCount, dominant, bind, nodeName,

@@ -52,7 +52,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as THREE from 'three';
 
-import { parseThree } from '../tools/three_gltf.mjs';
+import { clipPlayer, parseThree, unitRotations } from '../tools/three_gltf.mjs';
 
 const TOLERANCE = 1e-5; // of the model's diagonal
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -122,19 +122,8 @@ async function checkModel(file, tmp) {
     throw new Error(`${name}: ranges cover ${covered} of ${meta.vertex_count} vertices`);
 
   // The file's pose, restored before each clip so no clip sees another's leftovers.
-  const saved = [];
-  scene.traverse((o) => saved.push([o, o.position.clone(), o.quaternion.clone(), o.scale.clone()]));
-  const mixer = new THREE.AnimationMixer(scene);
-  // Unit rotations everywhere (see the header): keys of every clip, and every node's own.
-  for (const clip of gltf.animations)
-    for (const track of clip.tracks)
-      if (track.ValueTypeName === 'quaternion')
-        for (let i = 0; i + 3 < track.values.length; i += 4) {
-          const v = track.values;
-          const n = Math.hypot(v[i], v[i + 1], v[i + 2], v[i + 3]);
-          if (n > 0) for (let k = 0; k < 4; k++) v[i + k] /= n;
-        }
-  scene.traverse((o) => o.quaternion.normalize());
+  const { mixer, start } = clipPlayer(THREE, scene);
+  unitRotations(gltf); // see the header
   const diag = meta.world_size.diagonal;
   if (!(diag > 0)) throw new Error(`${name}: diagonal ${diag}`);
   const v = new THREE.Vector3();
@@ -144,13 +133,7 @@ async function checkModel(file, tmp) {
   meta.clips.forEach((clipMeta, c) => {
     const clip = gltf.animations[clipMeta.gltf_animation];
     if (!clip) throw new Error(`${name}: three has no animation ${clipMeta.gltf_animation}`);
-    mixer.stopAllAction();
-    mixer.uncacheRoot(scene);
-    for (const [o, p, q, s] of saved) { o.position.copy(p); o.quaternion.copy(q); o.scale.copy(s); }
-    const action = mixer.clipAction(clip);
-    action.setLoop(THREE.LoopOnce, 1);
-    action.clampWhenFinished = true;
-    action.play();
+    start(clip);
     let clipWorst = 0;
     clipMeta.times.forEach((t, k) => {
       mixer.setTime(t);

@@ -33,7 +33,10 @@ function mergeBuffers(json, file, glbBin) {
   let total = 0;
   (json.buffers || []).forEach((b, i) => {
     let data;
-    if (b.uri === undefined) {
+    const fallback = b.extensions?.EXT_meshopt_compression?.fallback === true;
+    if (fallback && b.uri === undefined) { // bytes a meshopt decoder writes: none stored
+      data = Buffer.alloc(b.byteLength);
+    } else if (b.uri === undefined) {
       if (i !== 0 || !glbBin) throw new Error(`buffer ${i} has no uri and no GLB chunk`);
       data = glbBin;
     } else if (b.uri.startsWith('data:')) {
@@ -89,10 +92,47 @@ function packGlb(json, bin) {
   return out.buffer.slice(out.byteOffset, out.byteOffset + out.length);
 }
 
+// glTF requires unit quaternions and three composes them as stored (|q|^2 scales the joint
+// matrix): every clip's rotation keys and every node's own rotation normalised, in place.
+export function unitRotations(gltf) {
+  for (const clip of gltf.animations)
+    for (const track of clip.tracks)
+      if (track.ValueTypeName === 'quaternion')
+        for (let i = 0; i + 3 < track.values.length; i += 4) {
+          const v = track.values;
+          const n = Math.hypot(v[i], v[i + 1], v[i + 2], v[i + 3]);
+          if (n > 0) for (let k = 0; k < 4; k++) v[i + k] /= n;
+        }
+  gltf.scene.traverse((o) => o.quaternion.normalize());
+}
+
+// Plays one clip at a time on `scene` as the reference tests sample it: start(clip) puts back
+// the pose the scene had when the player was made (so no clip sees another's leftovers) and
+// plays the clip once, held at its end (setTime(duration) would wrap to 0 otherwise); then
+// mixer.setTime(t) poses it.
+export function clipPlayer(THREE, scene) {
+  const saved = [];
+  scene.traverse((o) => saved.push([o, o.position.clone(), o.quaternion.clone(), o.scale.clone()]));
+  const mixer = new THREE.AnimationMixer(scene);
+  const start = (clip) => {
+    mixer.stopAllAction();
+    mixer.uncacheRoot(scene);
+    for (const [o, p, q, s] of saved) { o.position.copy(p); o.quaternion.copy(q); o.scale.copy(s); }
+    const action = mixer.clipAction(clip);
+    action.setLoop(THREE.LoopOnce, 1);
+    action.clampWhenFinished = true;
+    action.play();
+  };
+  return { mixer, start };
+}
+
 // The file parsed by three.js: resolves to GLTFLoader's result ({scene, animations, parser, ...}).
-export function parseThree(file) {
+// options.meshoptDecoder (three's MeshoptDecoder, awaited ready) reads EXT_meshopt_compression.
+export function parseThree(file, options = {}) {
   const { json, bin } = readGltf(file);
   const glb = packGlb(stripImages(json), bin);
+  const loader = new GLTFLoader();
+  if (options.meshoptDecoder) loader.setMeshoptDecoder(options.meshoptDecoder);
   return new Promise((resolve, reject) =>
-    new GLTFLoader().parse(glb, '', resolve, (e) => reject(e instanceof Error ? e : new Error(String(e)))));
+    loader.parse(glb, '', resolve, (e) => reject(e instanceof Error ? e : new Error(String(e)))));
 }

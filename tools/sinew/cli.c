@@ -81,6 +81,13 @@ int cli_is_help(const char *arg)
     return !strcmp(arg, "-h") || !strcmp(arg, "--help");
 }
 
+int cli_parse_write_option(const char *arg, sinew_write_options *w)
+{
+    if (strcmp(arg, "--meshopt")) return 0;
+    w->meshopt = 1;
+    return 1;
+}
+
 int cli_parse_float(const char *text, float min, float max, float *out)
 {
     if (!text || !*text) return 0;

@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "sinew/base.h"
+#include "sinew/document.h"
 #include "sinew/model.h"
 
 /* Documented exit codes (sinew --help). */
@@ -49,6 +50,14 @@ int cli_exit_code(sinew_result r);
 
 /* 1 when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
+
+/* The option every command that writes glTF takes, and its help line. */
+#define CLI_MESHOPT_HELP                                                                           \
+    "  --meshopt          compress the written glTF's vertex, index and animation data with\n"     \
+    "                     EXT_meshopt_compression, listed as required (players that decode\n"      \
+    "                     it: three.js with MeshoptDecoder, Babylon.js, glTFast)\n"
+/* 1 when `arg` is --meshopt (and sets w->meshopt), else 0. */
+int cli_parse_write_option(const char *arg, sinew_write_options *w);
 
 /* Parses a finite float / a non-negative integer in [min, max]; 0 on failure. */
 int cli_parse_float(const char *text, float min, float max, float *out);

@@ -11,7 +11,7 @@
 #include "sinew/document.h"
 
 static const char *usage =
-    "usage: sinew bake IN -o OUT [--key-degrees D] [spring options] [--vrm-springs]\n"
+    "usage: sinew bake IN -o OUT [--key-degrees D] [spring options] [--vrm-springs] [--meshopt]\n"
     "\n"
     "Bakes the tail of a file that already has a Tail_1..Tail_K chain (from 'sinew tail'): every\n"
     "clip is simulated with the spring runtime and rotation keys for the Tail_* joints are\n"
@@ -21,7 +21,7 @@ static const char *usage =
     "OUT is .glb, or .gltf when its name says so. IN is never modified.\n\n"
     "  --key-degrees D   each joint keeps only the keys a player needs to play its rotations\n"
     "                    within D degrees of the track keyed at every step (first and last\n"
-    "                    kept, so loops stay closed); default: every key\n\n";
+    "                    kept, so loops stay closed); default: every key\n\n" CLI_MESHOPT_HELP "\n";
 
 int cmd_bake(int argc, char **argv)
 {
@@ -30,7 +30,9 @@ int cmd_bake(int argc, char **argv)
     float key_degrees = 0;
     sinew_dyn_params params;
     memset(&params, 0, sizeof params);
+    sinew_write_options wopt = {0};
     for (int i = 1; i < argc; i++) {
+        if (cli_parse_write_option(argv[i], &wopt)) continue;
         int took = bake_cli_parse_option("bake", argc, argv, &i, &params);
         if (took < 0) return CLI_EXIT_USAGE;
         if (took) continue;
@@ -86,7 +88,8 @@ int cmd_bake(int argc, char **argv)
     } else if (sinew_bake_all(doc, model, &options, summaries, &err) != SINEW_OK ||
                (vrm && (sinew_vrm_fit_chain(model, &params, &fit, &err) != SINEW_OK ||
                         sinew_vrm_apply_document(doc, model, &fit, &err) != SINEW_OK)) ||
-               sinew_document_serialize(doc, out, &outs[0].data, &outs[0].size, &err) != SINEW_OK) {
+               sinew_document_serialize_with(doc, out, &wopt, &outs[0].data, &outs[0].size, &err) !=
+                   SINEW_OK) {
         code = cli_report_file("bake", in, &err);
     } else if ((code = cli_outputs_write("bake", outs, 1)) == CLI_EXIT_OK) {
         printf("%s: baked %u clips -> %s\n", safe_text(in).s, model->clip_count, safe_text(out).s);

@@ -437,7 +437,8 @@ static const char *do_file(const batch_setup *setup, const batch_item *it, cJSON
     if (sinew_tail_run(doc, &setup->options.job, &run, &err) != SINEW_OK ||
         sinew_document_set_note(doc, NOTE_INPUT, hash, &err) != SINEW_OK ||
         sinew_document_set_note(doc, NOTE_OPTIONS, setup->options_text, &err) != SINEW_OK ||
-        sinew_document_serialize(doc, it->output, &outs[0].data, &outs[0].size, &err) != SINEW_OK) {
+        sinew_document_serialize_with(doc, it->output, &setup->options.write, &outs[0].data,
+                                      &outs[0].size, &err) != SINEW_OK) {
         cli_report_file("batch", it->input, &err);
         goto done;
     }

@@ -33,7 +33,7 @@ static void usage(FILE *out)
             "                    verdict (chain / unchanged / rigid-on-spine), attach joint,\n"
             "                    modelled length and radius\n"
             "  --height METRES   scale to this bind-space height (default: the kind's own)\n"
-            "  --list            list the kinds\n\n"
+            "  --list            list the kinds\n" CLI_MESHOPT_HELP "\n"
             "A random creature's truth also holds its seed, what it drew (\"traits\") and a\n"
             "one-line \"description\"; a rigged tail has \"tail_rigged\": true and the verdict\n"
             "unchanged (the rigger must leave it as it is).\n\n"
@@ -158,9 +158,12 @@ int cmd_creature(int argc, char **argv)
     const char *kind_name = NULL, *out = NULL, *truth_path = NULL, *seed_text = NULL;
     uint64_t seed = 0;
     sinew_creature_options opt = {0};
+    sinew_write_options wopt = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (cli_is_help(a)) {
+        if (cli_parse_write_option(a, &wopt)) {
+            continue;
+        } else if (cli_is_help(a)) {
             usage(stdout);
             return CLI_EXIT_OK;
         } else if (!strcmp(a, "--list")) {
@@ -220,14 +223,16 @@ int cmd_creature(int argc, char **argv)
     /* The model and the truth are written together or not at all. */
     sinew_document *doc = NULL;
     sinew_result r = sinew_document_from_model(model, &doc, &err);
-    if (r == SINEW_OK) r = sinew_document_serialize(doc, out, &outs[0].data, &outs[0].size, &err);
+    if (r == SINEW_OK)
+        r = sinew_document_serialize_with(doc, out, &wopt, &outs[0].data, &outs[0].size, &err);
     if (r == SINEW_OK && truth_path) {
         if ((outs[1].data = truth_json(&truth)) != NULL)
             outs[1].size = strlen(outs[1].data);
         else
             r = sinew_error_set(&err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", truth_path);
     }
-    int code = r == SINEW_OK ? cli_outputs_write("creature", outs, 2) : cli_report("creature", &err);
+    int code =
+        r == SINEW_OK ? cli_outputs_write("creature", outs, 2) : cli_report("creature", &err);
     if (code == CLI_EXIT_OK) {
         if (seed_text)
             printf("random %s: %u vertices, %u triangles, %u joints, %u clips (",

@@ -54,7 +54,8 @@ static void usage(FILE *out)
             "  --report R.json     per clip and overall numbers, worst frames and vertices\n"
             "  --heatmap H.glb     the target with COLOR_0 = each vertex's worst error over the\n"
             "                      clips: blue 0, red at 3%% of the diagonal or more\n"
-            "  --no-align          never align: refuse meshes that do not overlap as placed\n\n"
+            "  --no-align          never align: refuse meshes that do not overlap as "
+            "placed\n" CLI_MESHOPT_HELP "\n"
             "Alignment: the meshes are first compared as they are (the same mesh, or a mean\n"
             "nearest distance of at most 2%% of the target's diagonal). When they do not\n"
             "overlap, sinew finds the similarity x_target = s R x_source + t (scale, rotation,\n"
@@ -258,8 +259,10 @@ int cmd_solve(int argc, char **argv)
     int rotation_only = 0, control = 0, replace = 0, no_align = 0, all_keys = 0, keys_given = 0;
     unsigned long max_vertices = 0;
     float key_translation = 0, key_degrees = 0;
+    sinew_write_options wopt = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if (cli_parse_write_option(a, &wopt)) continue;
         if (cli_is_help(a)) {
             usage(stdout);
             return CLI_EXIT_OK;
@@ -553,7 +556,8 @@ int cmd_solve(int argc, char **argv)
         snprintf(note, sizeof note, "%u clip(s) solved from the skinned surface (%s), Q %.2f%%",
                  nruns, rotation_only ? "rotation-only" : "free", 100.0 * all.q);
         sinew_document_set_note(rig_doc, "solve", note, NULL);
-        if (sinew_document_serialize(rig_doc, out_path, &outs[0].data, &outs[0].size, &err)) {
+        if (sinew_document_serialize_with(rig_doc, out_path, &wopt, &outs[0].data, &outs[0].size,
+                                          &err)) {
             code = cli_report(CMD, &err);
             goto done;
         }
@@ -583,7 +587,8 @@ int cmd_solve(int argc, char **argv)
             sinew_document_set_note(
                 heat, "solve_heatmap",
                 "COLOR_0 = worst solve error: blue 0, red >= 3% of the diagonal", NULL);
-        if (ok && sinew_document_serialize(heat, heatmap_path, &outs[1].data, &outs[1].size, &err))
+        if (ok && sinew_document_serialize_with(heat, heatmap_path, &wopt, &outs[1].data,
+                                                &outs[1].size, &err))
             ok = 0;
         free(rgba);
         sinew_document_free(heat);

@@ -18,7 +18,7 @@
 static const char *usage =
     "usage: sinew tail IN -o OUT [--report R.json] [--json] [--mode chain|rigid]\n"
     "                  [--tail-from JOINT] [--piece N]... [--skip N]... [--dress-spine]\n"
-    "                  [--no-bake] [--no-check] [-v] [spring options]\n"
+    "                  [--no-bake] [--no-check] [--meshopt] [-v] [spring options]\n"
     "\n"
     "Finds the parts of the skin that no bone runs inside (walking each protrusion from its\n"
     "tip along its cross-sections until a bone passes through one), decides for each what it\n"
@@ -84,7 +84,8 @@ int cmd_tail(int argc, char **argv)
     const sinew_document *inputs[1] = {doc};
     if ((code = cli_outputs_check("tail", outs, 2, inputs, 1, NULL, 0)) != CLI_EXIT_OK) goto done;
     if (sinew_tail_run(doc, &options.job, &run, &err) != SINEW_OK ||
-        sinew_document_serialize(doc, out, &outs[0].data, &outs[0].size, &err) != SINEW_OK) {
+        sinew_document_serialize_with(doc, out, &options.write, &outs[0].data, &outs[0].size,
+                                      &err) != SINEW_OK) {
         code = cli_report_file("tail", in, &err);
         goto done;
     }

@@ -52,7 +52,8 @@ const char *tail_cli_options_help =
     "  --no-check         skip the do-no-harm check\n"
     "  --vrm-springs      also write the chain's springs as VRMC_springBone 1.0, fitted at 60\n"
     "                     fps, so VRM engines swing the tail live (the baked clips stay);\n"
-    "                     prints the fit and its predicted error (docs/vrm-springs.md)\n";
+    "                     prints the fit and its predicted error "
+    "(docs/vrm-springs.md)\n" CLI_MESHOPT_HELP;
 
 void tail_cli_options_init(tail_cli_options *o)
 {
@@ -103,7 +104,7 @@ int tail_cli_parse_option(const char *command, int argc, char **argv, int *i, ta
         o->job.no_guard = 1;
     } else if (!strcmp(a, "--vrm-springs")) {
         o->job.vrm_springs = 1;
-    } else {
+    } else if (!cli_parse_write_option(a, &o->write)) {
         return 0;
     }
     return 1;

@@ -14,6 +14,7 @@ typedef struct tail_cli_options {
     sinew_dyn_params params; /* the spring options (job.bake.params points here) */
     const char *mode;        /* "chain" or "rigid", as the report records it */
     uint32_t pieces[TAIL_CLI_MAX_ROWS], skips[TAIL_CLI_MAX_ROWS];
+    sinew_write_options write; /* how the edited file is written (--meshopt) */
 } tail_cli_options;
 
 /* Help text for the options tail_cli_parse_option takes (the spring options not included:
