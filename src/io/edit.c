@@ -52,9 +52,12 @@ int32_t io_add_view(sinew_document *doc, const void *data, size_t size)
     int64_t off = append_bytes(doc, data, size);
     if (off < 0) return -1;
     cJSON *view = cJSON_CreateObject();
-    cJSON_AddNumberToObject(view, "buffer", doc->edit_buffer);
-    cJSON_AddNumberToObject(view, "byteOffset", (double)off);
-    cJSON_AddNumberToObject(view, "byteLength", (double)size);
+    if (!cJSON_AddNumberToObject(view, "buffer", doc->edit_buffer) ||
+        !cJSON_AddNumberToObject(view, "byteOffset", (double)off) ||
+        !cJSON_AddNumberToObject(view, "byteLength", (double)size)) {
+        cJSON_Delete(view);
+        view = NULL;
+    }
     return io_append(doc, IO_BUFFER_VIEWS, view);
 }
 
