@@ -1,6 +1,6 @@
 /* The tail job (see sinew/pipeline.h): find, chain, try on a copy, check that the skin is no
  * worse, then edit the caller's document. */
-#include "sinew/pipeline.h"
+#include "pipeline_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +29,15 @@ void sinew_tail_result_free(sinew_tail_result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Chains of the plan that are tails (the rest are wings). */
+static uint32_t tail_chains(const sinew_rig_plan *plan)
+{
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < plan->chain_count; c++)
+        n += plan->chains[c].wing == 0;
+    return n;
+}
+
 /* Edits `doc` with `plan` (bones, weights, a note), rebuilds its model into *model and, when
  * `bake` and there is a chain, bakes every clip into both (summaries into `bakes`). */
 static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
@@ -48,8 +57,12 @@ static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
     /* The model is rebuilt from the edited document, so the new joints carry their document
      * node indices and the bake writes into exactly what will be saved. */
     if (r == SINEW_OK) r = sinew_model_from_document(doc, NULL, model, err);
-    if (r == SINEW_OK && bake && plan->chain_count)
+    /* The tail chain (found by name) and each wing with its own springs. */
+    if (r == SINEW_OK && bake && tail_chains(plan))
         r = sinew_bake_all(doc, *model, &o->bake, bakes, err);
+    for (uint32_t c = 0; r == SINEW_OK && bake && c < plan->chain_count; c++)
+        if (plan->chains[c].wing)
+            r = pipeline_bake_wing(doc, *model, &plan->chains[c], &o->bake, err);
     return r;
 }
 
@@ -521,12 +534,12 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
         if (res->plan.chain_count == 0 && res->plan.changed_count == 0) return SINEW_OK;
     }
     /* The result, on the caller's document. */
-    if (bake && res->plan.chain_count) {
+    if (bake && tail_chains(&res->plan)) {
         res->bakes = sinew_alloc(&res->allocator, input->clip_count + 1, sizeof *res->bakes);
         if (!res->bakes)
             return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
     }
     r = apply_plan(doc, input, &res->plan, &o, bake, &res->model, res->bakes, err);
-    res->baked = r == SINEW_OK && res->bakes != NULL;
+    res->baked = r == SINEW_OK && bake && res->plan.chain_count;
     return r;
 }

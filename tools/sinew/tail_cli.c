@@ -20,6 +20,8 @@ const char *tail_cli_legend =
     "             spine   on the back or neck (a mane, plates, a quiver): unchanged\n"
     "             dressed the same with --dress-spine: weight 1 on its spine bone\n"
     "             limb    on an arm or leg (claws, a sleeve): unchanged\n"
+    "             wing    broad and flat, on the shoulders, upper back or an arm, one of a\n"
+    "                     mirrored pair: a bone chain along its span (Wing_L_*, Wing_R_*)\n"
     "             bump    at the pelvis but too short to be a tail: unchanged\n"
     "             sheet   a sheet, not a tube (a cape, a flap): unchanged\n"
     "             skipped would be a tail; left alone (--skip, dropped by the check, or\n"
@@ -363,8 +365,10 @@ void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
     }
     if (plan->chain_count || plan->changed_count)
         printf("%u chain(s), %u vertices re-weighted; %s\n", plan->chain_count, plan->changed_count,
-               run->baked ? "tail motion baked into every clip:" : "clips copied unchanged");
-    if (run->baked) bake_cli_print(run->model, run->bakes);
+               !run->baked  ? "clips copied unchanged"
+               : run->bakes ? "tail motion baked into every clip:"
+                            : "wing motion baked into every clip");
+    if (run->baked && run->bakes) bake_cli_print(run->model, run->bakes);
     if (run->guarded) print_check(run);
 }
 
