@@ -25,26 +25,29 @@
 #include <string.h>
 
 /* A wing reaches at least this far from its root along its skin, in H. Measured: the UM
- * pigeon's wings 0.51 H, the UM demon's 0.25 H; the longest flat pieces that are not wings on
- * the shared models (the demon's tongue-like sheet on the head, the pigeon's beak sheet) are
- * on the head, which never makes a wing. Range that keeps both wings: up to 0.2. */
+ * pigeon's wings 0.51 H, the UM demon's 0.25 H; the other pieces on the demon's arms, back and
+ * neck are 0.36 H (its trident, which has no mirror) and 0.084 H (two small neck pieces, whose
+ * shape was not measured). The safe range is therefore 0.09 to 0.25 H. */
 #define WING_LENGTH 0.1f
-/* Broad: sqrt(middle / largest eigenvalue) of the skin's covariance at least this (a wing
- * has a chord as well as a span). Measured: see tests/rig (the pigeon's 0.55, the demon's
- * 0.45); a tube (an arm, a tail) has 0.1-0.3. */
+/* Broad: sqrt(middle / largest eigenvalue) of the skin's covariance at least this (a wing has
+ * a chord as well as a span). Measured on the shared models' pieces in a wing's place: the
+ * pigeon's wings 0.48, the demon's 0.56 (its trident's blade 0.52, which has no mirror); the
+ * long thin pieces there (the trident's shaft) 0.04. Safe range 0.1-0.45. */
 #define WING_BROAD 0.35f
-/* Flat: sqrt(smallest / middle eigenvalue) at most this. Measured: the pigeon's 0.25, the
- * demon's 0.31; a round tube is near 1. */
+/* Flat: sqrt(smallest / middle eigenvalue) at most this. Measured: the pigeon's wings 0.09,
+ * the demon's 0.14 (the blade 0.20); a round tube is near 1. Safe range 0.2-0.8. */
 #define WING_FLAT 0.45f
 /* Mirror: the mean distance of one wing's reflected skin to the other's nearest skin, in H,
- * at most this. Measured: 0.000-0.002 on the two winged models (their meshes are mirrored to
- * export precision); unlike pieces (an arm and a wing, two ears of different shapes) 0.05 and
- * more. */
+ * at most this (the larger of the two directions). Measured: below 0.0001 H on both winged
+ * models (their meshes are mirrored to export precision). A bound this tight keeps a pair
+ * of unlike pieces apart; up to about 0.03 H (a tenth of the demon's wing chord) is safe. */
 #define WING_MIRROR 0.01f
 /* The line joining the two wings is level: within asin(0.3) = 17 degrees of square to up. */
 #define WING_LEVEL 0.3f
 /* Root at least this far up the spine (0 the pelvis, 1 the head): the shoulders and the upper
- * back, not the rump, where a pair of flat pieces is a pair of flaps or a skirt. */
+ * back, not the rump, where a pair of flat pieces is a pair of flaps or a skirt. The pigeon's
+ * wing roots sit at 0.46 (it has no legs: its pelvis is its torso), the tail rule's lower
+ * spine ends at 0.34. */
 #define WING_SPINE 0.34f
 
 typedef struct wing_shape {
