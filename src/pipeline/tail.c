@@ -519,11 +519,13 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
             res->plan.chain_count = 0;
             for (uint32_t p = 0; p < res->report.piece_count; p++) {
                 sinew_rig_piece *pc = &res->report.pieces[p];
-                if (pc->verdict != SINEW_RIG_VERDICT_CHAIN) continue;
-                pc->verdict = SINEW_RIG_VERDICT_SKIPPED;
+                if (pc->verdict != SINEW_RIG_VERDICT_CHAIN && pc->verdict != SINEW_RIG_VERDICT_WING)
+                    continue;
                 snprintf(pc->reason, sizeof pc->reason,
-                         "a tail, but its chain left the skin around its root worse than the "
-                         "input on some clip: dropped, unchanged");
+                         "a %s, but its chain left the skin around its root worse than the "
+                         "input on some clip: dropped, unchanged",
+                         pc->verdict == SINEW_RIG_VERDICT_WING ? "wing" : "tail");
+                pc->verdict = SINEW_RIG_VERDICT_SKIPPED;
             }
         }
         sinew_document_free(trial);

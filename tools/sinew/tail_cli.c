@@ -193,6 +193,10 @@ static cJSON *report_json(const sinew_tail_result *run, const char *in, const ch
         cJSON_AddNumberToObject(o, "merged_shells", pc->merged_shells);
         if (pc->merged_into >= 0) cJSON_AddNumberToObject(o, "merged_into", pc->merged_into);
         if (pc->rides_on >= 0) cJSON_AddNumberToObject(o, "rides_on", pc->rides_on);
+        if (pc->wing_partner >= 0) {
+            cJSON_AddNumberToObject(o, "wing_partner", pc->wing_partner);
+            cJSON_AddStringToObject(o, "wing_side", pc->wing_side > 0 ? "left" : "right");
+        }
         cJSON_AddNumberToObject(o, "length", pc->length);
         cJSON_AddNumberToObject(o, "radius", pc->radius);
         cJSON_AddNumberToObject(o, "elongation", pc->elongation);
