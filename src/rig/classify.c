@@ -688,7 +688,7 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
     merge_overlapping(a, rep);
     rep->rigged_tail = find_rigged_tail(a, m);
     decide(a, m, &opt, rep, tail_from);
-    if ((r = rig_find_wings(a, m, rep, err)) != SINEW_OK) goto fail;
+    if ((r = rig_find_wings(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
     if ((r = find_riders(a, m, rep, err)) != SINEW_OK) goto fail;
     a->chain_parent = tail_from >= 0 ? tail_from : rep->landmarks.pelvis;
     if ((r = own_vertices(a, m, rep, err)) != SINEW_OK) goto fail;

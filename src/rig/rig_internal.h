@@ -136,9 +136,10 @@ void rig_chain_joints(const rig_run *run, const sinew_rig_piece *pc, float L, ui
                       sinew_vec3 *J);
 
 /* wing.c: marks mirrored pairs of broad, flat pieces on the shoulders, upper back or arms as
- * SINEW_RIG_VERDICT_WING (after the tail verdicts, before riders and ownership). */
+ * SINEW_RIG_VERDICT_WING (after the tail verdicts, before riders and ownership); one the
+ * options' skip_pieces list is SKIPPED. */
 sinew_result rig_find_wings(const sinew_rig_analysis *a, const sinew_model *m,
-                            sinew_rig_report *rep, sinew_error *err);
+                            const sinew_rig_options *opt, sinew_rig_report *rep, sinew_error *err);
 /* The joint a wing's chain hangs from: the torso joint at or above its attachment. */
 int32_t rig_wing_parent(const sinew_rig_analysis *a, const sinew_model *m,
                         const sinew_rig_piece *pc);

@@ -154,7 +154,7 @@ static int dominant_sign(sinew_vec3 n)
 }
 
 sinew_result rig_find_wings(const sinew_rig_analysis *a, const sinew_model *m,
-                            sinew_rig_report *rep, sinew_error *err)
+                            const sinew_rig_options *opt, sinew_rig_report *rep, sinew_error *err)
 {
     const uint32_t np = rep->piece_count;
     for (uint32_t p = 0; p < np; p++)
@@ -205,6 +205,18 @@ sinew_result rig_find_wings(const sinew_rig_analysis *a, const sinew_model *m,
                          : "(unnamed)",
                      pair[1 - k], (double)(best_error / H), pc->wing_side > 0 ? "left" : "right");
         }
+        /* --skip N leaves that wing alone; its partner keeps its chain (mirrored from the
+         * pair's skin, so still the mirror image of where the skipped one's would be). */
+        for (int k = 0; k < 2; k++)
+            for (uint32_t i = 0; i < opt->skip_piece_count; i++)
+                if (opt->skip_pieces[i] == pair[k]) {
+                    sinew_rig_piece *pc = &rep->pieces[pair[k]];
+                    pc->verdict = SINEW_RIG_VERDICT_SKIPPED;
+                    snprintf(pc->reason, sizeof pc->reason,
+                             "would be a %s wing (the mirror of piece %u); left unchanged by "
+                             "request (--skip)",
+                             pc->wing_side > 0 ? "left" : "right", pair[1 - k]);
+                }
     }
     sinew_free(&a->alloc, shapes);
     sinew_free(&a->alloc, cand);

@@ -125,6 +125,22 @@ static void test_pigeon(void **state)
            both, recall, precision);
     assert_true(recall >= 0.90);
     assert_true(precision >= 0.90);
+    /* --skip N leaves that wing alone and chains the other, still the mirror of the pair. */
+    const uint32_t skipped = left->piece;
+    const sinew_vec3 right_root = right->bones[0].head;
+    sinew_rig_plan_free(&plan);
+    sinew_rig_report_free(&rep);
+    sinew_rig_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.skip_pieces = &skipped;
+    opt.skip_piece_count = 1;
+    assert_int_equal(sinew_rig_find_appendages(m, &opt, &rep, &err), SINEW_OK);
+    assert_int_equal(rep.pieces[skipped].verdict, SINEW_RIG_VERDICT_SKIPPED);
+    assert_int_equal(wing_pieces(&rep), 1);
+    assert_int_equal(sinew_rig_build_chain(m, &opt, &rep, &plan, &err), SINEW_OK);
+    assert_int_equal(plan.chain_count, 1);
+    assert_int_equal(plan.chains[0].wing, -1);
+    assert_true(sinew_vec3_distance(plan.chains[0].bones[0].head, right_root) <= 1e-6f * H);
     sinew_rig_plan_free(&plan);
     sinew_rig_report_free(&rep);
     sinew_model_free(m);
