@@ -130,19 +130,26 @@ static sinew_vec3 reflect(sinew_vec3 x, sinew_vec3 n, float d)
     return sinew_vec3_madd(x, n, -2.0f * (sinew_vec3_dot(n, x) - d));
 }
 
+/* At most this many of p's vertices, evenly spaced along its walk, are reflected onto q: the
+ * mean over them is the mean over all to well under WING_MIRROR, and the cost stays linear in
+ * q's size on a finely subdivided wing (the shared wings have 440-450 vertices). */
+#define MIRROR_SAMPLES 1024
+
 /* Mean distance from p's skin reflected across the plane to q's nearest skin. */
 static float mirror_error(const rig_run *p, const rig_run *q, const sinew_model *m, sinew_vec3 n,
                           float d)
 {
     double sum = 0;
-    for (uint32_t i = 0; i < p->vertex_count; i++) {
+    uint32_t used = 0;
+    const uint32_t stride = p->vertex_count / MIRROR_SAMPLES + 1;
+    for (uint32_t i = 0; i < p->vertex_count; i += stride, used++) {
         const sinew_vec3 x = reflect(m->mesh.positions[p->vertices[i]], n, d);
         float best = FLT_MAX;
         for (uint32_t k = 0; k < q->vertex_count; k++)
             best = fminf(best, sinew_vec3_distance(x, m->mesh.positions[q->vertices[k]]));
         sum += best;
     }
-    return p->vertex_count ? (float)(sum / p->vertex_count) : FLT_MAX;
+    return used ? (float)(sum / used) : FLT_MAX;
 }
 
 /* +1 when the normal's dominant component is positive (p is then on the negative side). */
@@ -179,6 +186,12 @@ sinew_result rig_find_wings(const sinew_rig_analysis *a, const sinew_model *m,
             float d;
             mirror_plane(shapes[p].centre, shapes[q].centre, &n, &d);
             if (fabsf(sinew_vec3_dot(n, rep->landmarks.up)) > WING_LEVEL) continue;
+            /* Mirror images have the same spreads: a cheap test before the distances. */
+            int alike = 1;
+            for (int k = 0; k < 3; k++)
+                alike &= fabs(sqrt(fmax(shapes[p].values[k], 0)) -
+                              sqrt(fmax(shapes[q].values[k], 0))) <= WING_MIRROR * H;
+            if (!alike) continue;
             const rig_run *rp = &a->runs.items[a->piece_runs[p]],
                           *rq = &a->runs.items[a->piece_runs[q]];
             const float e = fmaxf(mirror_error(rp, rq, m, n, d), mirror_error(rq, rp, m, n, d));
