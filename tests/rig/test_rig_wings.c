@@ -43,6 +43,18 @@ static int artist_wing(const sinew_model *m, uint32_t v)
     return n && !strncmp(n, "Wing", 4) && isdigit((unsigned char)n[4]);
 }
 
+/* out = the shared models' `name` (4096 bytes); skips the test when it is absent. */
+static void model_path(char *out, const char *name)
+{
+    const char *dir = test_models_dir();
+    if (!dir) test_skip();
+    snprintf(out, 4096, "%s/%s", dir, name);
+    if (access(out, R_OK) != 0) {
+        fprintf(stderr, "note: %s is absent: skipping\n", out);
+        test_skip();
+    }
+}
+
 static uint32_t wing_pieces(const sinew_rig_report *rep)
 {
     uint32_t n = 0;
@@ -59,15 +71,9 @@ static sinew_vec3 reflect(sinew_vec3 x, sinew_vec3 n, float d)
 static void test_pigeon(void **state)
 {
     (void)state;
-    const char *dir = test_models_dir();
-    if (!dir) test_skip();
     char in[4096], orig[4096];
-    snprintf(in, sizeof in, "%s/nowing/quaternius_UM_Pigeon.glb", dir);
-    snprintf(orig, sizeof orig, "%s/quaternius_UM_Pigeon.glb", dir);
-    if (access(in, R_OK) != 0 || access(orig, R_OK) != 0) {
-        fprintf(stderr, "note: %s or %s is absent: skipping\n", in, orig);
-        test_skip();
-    }
+    model_path(in, "nowing/quaternius_UM_Pigeon.glb");
+    model_path(orig, "quaternius_UM_Pigeon.glb");
     sinew_model *m = load(in), *truth = load(orig);
     assert_non_null(m);
     assert_non_null(truth);
@@ -195,15 +201,9 @@ static void check_wing_stretch(const sinew_model *m, const char *name)
 static void test_pigeon_job(void **state)
 {
     (void)state;
-    const char *dir = test_models_dir();
-    if (!dir) test_skip();
     char in[4096], orig[4096];
-    snprintf(in, sizeof in, "%s/nowing/quaternius_UM_Pigeon.glb", dir);
-    snprintf(orig, sizeof orig, "%s/quaternius_UM_Pigeon.glb", dir);
-    if (access(in, R_OK) != 0 || access(orig, R_OK) != 0) {
-        fprintf(stderr, "note: %s or %s is absent: skipping\n", in, orig);
-        test_skip();
-    }
+    model_path(in, "nowing/quaternius_UM_Pigeon.glb");
+    model_path(orig, "quaternius_UM_Pigeon.glb");
     sinew_document *doc = NULL;
     sinew_tail_result res;
     run_job(in, &doc, &res);
@@ -246,14 +246,8 @@ static void test_pigeon_job(void **state)
 static void test_demon_job(void **state)
 {
     (void)state;
-    const char *dir = test_models_dir();
-    if (!dir) test_skip();
     char in[4096];
-    snprintf(in, sizeof in, "%s/quaternius_UM_Demon.glb", dir);
-    if (access(in, R_OK) != 0) {
-        fprintf(stderr, "note: %s is absent: skipping\n", in);
-        test_skip();
-    }
+    model_path(in, "quaternius_UM_Demon.glb");
     sinew_document *doc = NULL;
     sinew_tail_result res;
     run_job(in, &doc, &res);
