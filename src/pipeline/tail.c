@@ -1,6 +1,6 @@
 /* The tail job (see sinew/pipeline.h): find, chain, try on a copy, check that the skin is no
  * worse, then edit the caller's document. */
-#include "pipeline_internal.h"
+#include "sinew/pipeline.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +38,21 @@ static uint32_t tail_chains(const sinew_rig_plan *plan)
     return n;
 }
 
+/* Bakes a wing chain of the plan (its bones found by the names it gave them) with a wing's
+ * springs. */
+static sinew_result bake_wing(sinew_document *doc, sinew_model *model, const sinew_rig_chain *chain,
+                              const sinew_bake_options *options, sinew_error *err)
+{
+    int32_t nodes[SINEW_RIG_MAX_SEGMENTS + 1];
+    for (uint32_t b = 0; b < chain->bone_count; b++)
+        if ((nodes[b] = sinew_model_find_node(model, chain->bones[b].name)) < 0)
+            return sinew_error_set(err, SINEW_ERR_INTERNAL, "wings: %s is not in the model",
+                                   chain->bones[b].name);
+    const uint32_t links = chain->bone_count - 1; /* the last bone is the unweighted end */
+    const sinew_dyn_chain_desc desc = {nodes, links, nodes[links]};
+    return sinew_bake_wing(doc, model, &desc, options, err);
+}
+
 /* Edits `doc` with `plan` (bones, weights, a note), rebuilds its model into *model and, when
  * `bake` and there is a chain, bakes every clip into both (summaries into `bakes`). */
 static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
@@ -61,8 +76,7 @@ static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
     if (r == SINEW_OK && bake && tail_chains(plan))
         r = sinew_bake_all(doc, *model, &o->bake, bakes, err);
     for (uint32_t c = 0; r == SINEW_OK && bake && c < plan->chain_count; c++)
-        if (plan->chains[c].wing)
-            r = pipeline_bake_wing(doc, *model, &plan->chains[c], &o->bake, err);
+        if (plan->chains[c].wing) r = bake_wing(doc, *model, &plan->chains[c], &o->bake, err);
     return r;
 }
 

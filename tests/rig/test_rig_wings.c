@@ -237,6 +237,10 @@ static void test_pigeon_job(void **state)
         assert_true(played.q >= 0.95);
         sinew_solve_clip_result_free(&solved, NULL);
     }
+    /* `sinew bake` finds the two wing chains by name and bakes them again. */
+    uint32_t baked = 0;
+    assert_int_equal(sinew_bake_wings(NULL, res.model, NULL, &baked, &err), SINEW_OK);
+    assert_int_equal(baked, 2);
     free(nearest);
     sinew_model_free(source);
     sinew_tail_result_free(&res);
