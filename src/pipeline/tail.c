@@ -63,9 +63,10 @@ static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
     sinew_result r = sinew_rig_apply_document(doc, input, plan, err);
     if (r == SINEW_OK) {
         char note[200];
-        snprintf(note, sizeof note, "%u chain(s) (%s%s), %u vertices re-weighted, mode %s",
-                 plan->chain_count, plan->chain_count ? plan->chains[0].bones[0].name : "-",
-                 plan->chain_count ? "..Tail_End" : "", plan->changed_count,
+        const sinew_rig_chain *first = plan->chain_count ? &plan->chains[0] : NULL;
+        snprintf(note, sizeof note, "%u chain(s) (%s%s%s), %u vertices re-weighted, mode %s",
+                 plan->chain_count, first ? first->bones[0].name : "-", first ? ".." : "",
+                 first ? first->bones[first->bone_count - 1].name : "", plan->changed_count,
                  o->rig.mode == SINEW_RIG_MODE_RIGID ? "rigid" : "chain");
         r = sinew_document_set_note(doc, "tail", note, err);
     }
