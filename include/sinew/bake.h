@@ -8,7 +8,9 @@
  * loop restarts, and the tip, the most flexible link, takes longest to settle, so one warm-up
  * pass is not always enough. Then one more pass is recorded. A non-looping clip starts settled
  * in its first pose. Keys are written at the clip's own rate (at least 30 per second) into
- * the same animation, for the chain joints only: no other channel changes.
+ * the same animation, for the chain joints only: no other channel changes. With
+ * sinew_bake_options.key_degrees each joint keeps only the keys a player needs to play its
+ * track within that tolerance (the reduction `sinew solve` writes with).
  *
  * The bake reads the model and never writes it (or any caller pose): each clip runs on its
  * own state and buffers (the article's lesson: clips that read a pose a preview had moved).
@@ -42,6 +44,11 @@ typedef struct sinew_bake_options {
     float settle_seconds;           /* a non-looping clip holds its first pose up to this long to
                                        settle before recording (it stops early once still);
                                        default: 30 s; at most 3600 s (larger is taken as that) */
+    float key_degrees;              /* > 0: each joint's written rotation track keeps only the
+                                       keys a player needs to play it within this many degrees
+                                       of the track keyed at every step (sinew_channel_reduce;
+                                       first and last kept, so a loop stays closed); default 0:
+                                       a key at every step of the clip's rate */
 } sinew_bake_options;
 
 /* One clip's baked tail. Arrays are allocated with the model's allocator. */
@@ -62,6 +69,8 @@ typedef struct sinew_bake_track {
                               loop (how far the warm-up left the cycle from its start) */
     float seam_degrees;    /* the same in the written keys (0 for looping clips) */
     float swing_degrees;   /* largest angle between any key and the first, over joints */
+    float key_tolerance;   /* radians: options->key_degrees, what the apply functions reduce
+                              each joint's keys to (0: every key is written) */
 } sinew_bake_track;
 
 /* Bakes clip `clip` of `model` for `chain` (NULL: the Tail_* joints, found by name). The
@@ -79,12 +88,14 @@ void sinew_bake_track_free(const sinew_model *model, sinew_bake_track *track);
 
 /* Writes a track as LINEAR rotation channels of the chain nodes into the clip's animation in
  * `doc` (the document the model was built from, or one it was written into), replacing any
- * existing rotation channels of those nodes. */
+ * existing rotation channels of those nodes; each joint's keys reduced to track->key_tolerance
+ * when it is above 0 (the same keys sinew_bake_apply_model puts into the model). */
 sinew_result sinew_bake_apply_document(sinew_document *doc, const sinew_model *model,
                                        const sinew_bake_track *track, sinew_error *err);
 
 /* Puts a track into the model's clip as LINEAR rotation channels of the chain nodes (replacing
- * existing ones), so the model plays what the document will. */
+ * existing ones), reduced as sinew_bake_apply_document reduces them, so the model plays what
+ * the document will. */
 sinew_result sinew_bake_apply_model(sinew_model *model, const sinew_bake_track *track,
                                     sinew_error *err);
 

@@ -81,8 +81,11 @@ typedef struct sinew_model_options {
     int skin_is_set;
 } sinew_model_options;
 
-/* Builds the model view: skeleton, skin, concatenated bind-space mesh (strips and fans
- * converted; points and lines skipped with a warning), normalised influences (a warning when
+/* Builds the model view: skeleton, skin, concatenated bind-space mesh (every primitive of
+ * every node skinned by the skin or by an exact copy of it, the same joint nodes in the same
+ * order with the same inverse bind matrices, as exporters give each mesh of one character;
+ * meshes on other skins are left out; strips and fans converted; points and lines skipped
+ * with a warning), normalised influences (a warning when
  * the file's were not), welded ids, clips (LINEAR/STEP/CUBICSPLINE on TRS; morph weights
  * ignored here but kept in the document). Fails with a clear message when the document has
  * no skin, or on values the model cannot use (NaN in positions, singular IBMs). */
@@ -150,6 +153,19 @@ sinew_result sinew_document_set_channel(sinew_document *doc, int32_t animation, 
                                         sinew_path path, sinew_interpolation interpolation,
                                         uint32_t key_count, const float *times, const float *values,
                                         sinew_error *err);
+
+/* Sets or replaces the top-level extension `name` (extensions.NAME) with the JSON object in
+ * `json`, and lists `name` in extensionsUsed (never extensionsRequired: a reader without it
+ * still shows the file). SINEW_ERR_ARGUMENT when `json` is not a JSON object. */
+sinew_result sinew_document_set_extension(sinew_document *doc, const char *name, const char *json,
+                                          sinew_error *err);
+/* Lists `name` in extensionsUsed (once), for an extension used inside another one's JSON. */
+sinew_result sinew_document_use_extension(sinew_document *doc, const char *name, sinew_error *err);
+
+/* Sets the rotation of node `node` (a unit quaternion), keeping its translation and scale (a
+ * node stored as a matrix is rewritten as translation, rotation and scale). */
+sinew_result sinew_document_set_node_rotation(sinew_document *doc, int32_t node,
+                                              sinew_quat rotation, sinew_error *err);
 
 /* Sets or replaces a string in the document's asset.extras.sinew object (a provenance note:
  * "tail: 1 chain of 4 bones"). */

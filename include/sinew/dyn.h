@@ -19,7 +19,9 @@
  *    and writes the local rotation of every chain joint. It never writes the hips, the feet,
  *    the model or the input transforms: the caller puts the rotations on the tail nodes.
  *    Many chains per frame: sinew_dyn_step_run_many runs eight at a time in vector lanes
- *    (AVX2, chosen at run time) or four (SSE or generic vectors), with the same results.
+ *    (AVX2, chosen at run time) or four (SSE or generic vectors), with the same results
+ *    bit for bit: one step is compiled at every width. Compilers without GNU vector
+ *    extensions (or a build with SINEW_DYN_PORTABLE) get one chain at a time in ISO C.
  *
  * Mechanisms, as in the article: one tip particle per link on a damped spring toward the rest
  * target (semi-implicit Euler), rope projection dropping radial velocity, bends coupled to the
@@ -269,12 +271,13 @@ sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err)
 /* Runs `count` jobs, as sinew_dyn_step_run on each in order, after validating all of them
  * (on error nothing has run and the message names the job). Jobs that share a rig, dt and
  * floor pointer are advanced eight at a time in vector lanes on CPUs with AVX2, else four (a
- * pose for many characters or many tails per frame); results equal single steps to float
- * rounding, and are the same bits whichever lane width runs them. */
+ * pose for many characters or many tails per frame); the results are the same bits as single
+ * steps, whichever lane width runs them. */
 sinew_result sinew_dyn_step_run_many(const sinew_dyn_step_job *jobs, uint32_t count,
                                      sinew_error *err);
-/* How many chains sinew_dyn_step_run_many advances at once on this CPU: 8 (AVX2) or 4.
- * Batches of this many jobs (then of 4) run in lanes; the rest run one at a time. */
+/* How many chains sinew_dyn_step_run_many advances at once on this CPU: 8 (AVX2) or 4, or 1
+ * in a build without vector lanes. Batches of this many jobs (then of 4) run in lanes; the
+ * rest run one at a time. */
 uint32_t sinew_dyn_lane_width(void);
 
 /* ---- body grounding: the tail may touch the floor, it may not lift the body. Vertex sets

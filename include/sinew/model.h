@@ -5,7 +5,9 @@
  *   - the skeleton: every joint of the chosen skin plus every ancestor of a joint, ordered
  *     parent-before-child so local-to-world is one loop;
  *   - the skin: for each skin joint its skeleton node and inverse bind matrix;
- *   - the mesh: all primitives skinned by that skin, concatenated, in bind space;
+ *   - the mesh: all primitives skinned by that skin or by a skin equal to it (the same joint
+ *     nodes in the same order with the same inverse bind matrices: exporters give each mesh
+ *     of one character its own copy of the skin), concatenated, in bind space;
  *   - the clips: per-node TRS tracks.
  *
  * Spaces. "Bind space" is where skinning's identity holds: vertex positions as stored, joint
@@ -56,6 +58,8 @@ typedef struct sinew_primitive_range {
     uint32_t vertex_count;
     uint32_t first_triangle;
     uint32_t triangle_count;
+    int32_t gltf_skin; /* the skin of gltf_node (the model's own or one merged with it: see
+                          sinew_skin); meaningless when gltf_mesh is -1 */
 } sinew_primitive_range;
 
 typedef struct sinew_mesh {
@@ -75,7 +79,9 @@ typedef struct sinew_mesh {
 } sinew_mesh;
 
 typedef struct sinew_skin {
-    int32_t gltf_skin; /* skin index in the document, -1 when made by code */
+    int32_t gltf_skin; /* skin index in the document, -1 when made by code; skins equal to it
+                          (same joints, same inverse bind matrices) are merged into it, and
+                          each mesh range names the skin it came from */
     uint32_t joint_count;
     sinew_joint *joints;
 } sinew_skin;
@@ -170,6 +176,23 @@ int32_t sinew_model_find_clip(const sinew_model *model, const char *name);
  * two keys or when the scratch (one float per gap, from `allocator`, NULL: malloc) cannot be
  * allocated. What the bake and the solve derive their rates from. */
 float sinew_clip_key_spacing(const sinew_clip *clip, const sinew_allocator *allocator);
+
+/* Which keys of a LINEAR or STEP channel a player needs to play the same curve within
+ * `tolerance`: keep[k] = 1 for the keys kept (key_count flags), *kept their count. The first
+ * and last keys are always kept (a loop stays closed); every key left out is within
+ * `tolerance` of what the kept keys play at its time (sinew_clip_sample's interpolation: lerp,
+ * slerp for rotations, or the held value under STEP). Between two keys of the full channel
+ * the error is linear under lerp and constant under STEP, so bounding it at the keys bounds it
+ * everywhere (to float rounding, and to slerp's small curvature). `tolerance` is radians for
+ * rotations (the angle between them), else the path's own units. Allocates a stack of 2 *
+ * key_count integers through `allocator` (NULL: malloc). SINEW_ERR_UNSUPPORTED for
+ * CUBICSPLINE. */
+sinew_result sinew_channel_reduce(const sinew_channel *channel, double tolerance,
+                                  const sinew_allocator *allocator, uint8_t *keep, uint32_t *kept,
+                                  sinew_error *err);
+/* Keeps only the keys keep[] flags (key_count flags, from sinew_channel_reduce) of a LINEAR
+ * or STEP channel, moving them to the front of its own times and values, in order. */
+void sinew_channel_keep(sinew_channel *channel, const uint8_t *keep);
 
 /* ---- bones in bind space ---- */
 

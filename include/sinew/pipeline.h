@@ -16,7 +16,8 @@
  *      that still leaves the body worse than the input on some clip (0.1 point more of its
  *      edges torn, or its p99 up by 0.02) without making its own skin better there is
  *      dropped;
- *   4. edit the caller's document with the result and bake it.
+ *   4. edit the caller's document with the result and bake it; with vrm_springs, also write
+ *      the chain's springs as VRMC_springBone (sinew/vrm.h).
  * The trial runs on a copy; the caller's document is edited only in step 4. A failure there
  * (out of memory) can leave it partly edited: do not write it then.
  */
@@ -27,6 +28,7 @@
 #include "sinew/document.h"
 #include "sinew/metrics.h"
 #include "sinew/rig.h"
+#include "sinew/vrm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +41,7 @@ typedef struct sinew_tail_options {
                                 plays a baked trial: the chain as it will move once baked) */
     int no_guard;            /* 1: skip the do-no-harm check */
     uint32_t guard_samples;  /* moments per clip for the check; default 24 */
+    int vrm_springs;         /* 1: also write the chain's springs as VRMC_springBone */
 } sinew_tail_options;
 
 /* The do-no-harm check, per clip, before (input) and after. */
@@ -65,6 +68,8 @@ typedef struct sinew_tail_result {
     uint32_t dropped;  /* chains the check dropped */
     uint32_t clip_count;
     sinew_tail_guard_clip *clips; /* clip_count entries when guarded (after the check) */
+    int vrm;                      /* 1 when VRMC_springBone was written (vrm_springs) */
+    sinew_vrm_fit vrm_fit;        /* its fit and predicted error, when vrm */
     sinew_allocator allocator;
 } sinew_tail_result;
 

@@ -2,6 +2,7 @@
  * that play outside sinew's runtime. */
 #include "sinew/bake.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,6 +246,10 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_des
                                      ? fminf(options->settle_seconds, MAX_SETTLE_SECONDS)
                                      : 30.0f;
     const sinew_allocator *a = &model->allocator;
+    if (options && (!(options->key_degrees >= 0) || !isfinite(options->key_degrees)))
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "bake: the key tolerance %g degrees is not a finite number >= 0",
+                               (double)options->key_degrees);
 
     const float rate = clip_rate(model, clip, min_rate);
     uint32_t key_count = 0;
@@ -262,6 +267,7 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_des
     }
     const uint32_t joints = sinew_dyn_rig_joint_count(rig);
     out->clip = clip_index;
+    out->key_tolerance = options ? options->key_degrees * (float)(SINEW_PI / 180.0) : 0.0f;
     out->key_count = key_count;
     out->joint_count = joints;
     out->rate = clip->duration > 0 ? (float)(key_count - 1) / clip->duration : rate;
@@ -317,6 +323,33 @@ fail:
     return r;
 }
 
+/* Joint j's rotation keys as written: times (key_count floats) and values (4 per key), reduced
+ * to track->key_tolerance when it is above 0; *count gets the keys kept. `keep` is scratch of
+ * key_count flags. The one place both apply functions take their keys from. */
+static sinew_result joint_keys(const sinew_model *model, const sinew_bake_track *track, uint32_t j,
+                               float *times, float *values, uint8_t *keep, uint32_t *count,
+                               sinew_error *err)
+{
+    const uint32_t n = track->key_count;
+    memcpy(times, track->times, n * sizeof *times);
+    for (uint32_t k = 0; k < n; k++) {
+        const sinew_quat q = track->rotations[(size_t)k * track->joint_count + j];
+        values[4 * k] = q.x, values[4 * k + 1] = q.y, values[4 * k + 2] = q.z;
+        values[4 * k + 3] = q.w;
+    }
+    *count = n;
+    if (!(track->key_tolerance > 0)) return SINEW_OK;
+    sinew_channel ch = {track->nodes[j], SINEW_PATH_ROTATION, SINEW_INTERP_LINEAR, n, times,
+                        values};
+    uint32_t kept = 0;
+    sinew_result r =
+        sinew_channel_reduce(&ch, track->key_tolerance, &model->allocator, keep, &kept, err);
+    if (r != SINEW_OK) return r;
+    sinew_channel_keep(&ch, keep);
+    *count = ch.key_count;
+    return SINEW_OK;
+}
+
 sinew_result sinew_bake_apply_document(sinew_document *doc, const sinew_model *model,
                                        const sinew_bake_track *track, sinew_error *err)
 {
@@ -325,8 +358,11 @@ sinew_result sinew_bake_apply_document(sinew_document *doc, const sinew_model *m
         return sinew_error_set(err, SINEW_ERR_ARGUMENT,
                                "bake: clip \"%s\" does not come from the document", clip->name);
     float *values = sinew_alloc(&model->allocator, (size_t)track->key_count * 4, sizeof *values);
-    if (!values) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "bake: out of memory");
-    sinew_result r = SINEW_OK;
+    float *times = sinew_alloc(&model->allocator, track->key_count, sizeof *times);
+    uint8_t *keep = sinew_alloc(&model->allocator, track->key_count, 1);
+    sinew_result r = values && times && keep
+                         ? SINEW_OK
+                         : sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "bake: out of memory");
     for (uint32_t j = 0; r == SINEW_OK && j < track->joint_count; j++) {
         const sinew_node *node = &model->nodes[track->nodes[j]];
         if (node->gltf_node < 0) {
@@ -334,16 +370,16 @@ sinew_result sinew_bake_apply_document(sinew_document *doc, const sinew_model *m
                                 "bake: joint \"%s\" does not come from the document", node->name);
             break;
         }
-        for (uint32_t k = 0; k < track->key_count; k++) {
-            sinew_quat q = track->rotations[(size_t)k * track->joint_count + j];
-            float *v = &values[(size_t)k * 4];
-            v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-        }
-        r = sinew_document_set_channel(doc, clip->gltf_animation, node->gltf_node,
-                                       SINEW_PATH_ROTATION, SINEW_INTERP_LINEAR, track->key_count,
-                                       track->times, values, err);
+        uint32_t count = 0;
+        r = joint_keys(model, track, j, times, values, keep, &count, err);
+        if (r == SINEW_OK)
+            r = sinew_document_set_channel(doc, clip->gltf_animation, node->gltf_node,
+                                           SINEW_PATH_ROTATION, SINEW_INTERP_LINEAR, count, times,
+                                           values, err);
     }
     sinew_free(&model->allocator, values);
+    sinew_free(&model->allocator, times);
+    sinew_free(&model->allocator, keep);
     return r;
 }
 
@@ -369,29 +405,30 @@ sinew_result sinew_bake_apply_model(sinew_model *model, const sinew_bake_track *
 {
     const sinew_allocator *a = &model->allocator;
     sinew_clip *clip = &model->clips[track->clip];
-    for (uint32_t j = 0; j < track->joint_count; j++) {
+    uint8_t *keep = sinew_alloc(a, track->key_count, 1);
+    if (!keep) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "bake: out of memory");
+    sinew_result r = SINEW_OK;
+    for (uint32_t j = 0; j < track->joint_count && r == SINEW_OK; j++) {
         float *times = sinew_alloc(a, track->key_count, sizeof *times);
         float *values = sinew_alloc(a, (size_t)track->key_count * 4, sizeof *values);
         sinew_channel *ch = times && values ? rotation_channel(model, clip, track->nodes[j]) : NULL;
-        if (!ch) {
+        uint32_t count = 0;
+        r = ch ? joint_keys(model, track, j, times, values, keep, &count, err)
+               : sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "bake: out of memory");
+        if (r != SINEW_OK) {
             sinew_free(a, times);
             sinew_free(a, values);
-            return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "bake: out of memory");
-        }
-        memcpy(times, track->times, track->key_count * sizeof *times);
-        for (uint32_t k = 0; k < track->key_count; k++) {
-            sinew_quat q = track->rotations[(size_t)k * track->joint_count + j];
-            values[4 * k] = q.x, values[4 * k + 1] = q.y, values[4 * k + 2] = q.z;
-            values[4 * k + 3] = q.w;
+            break;
         }
         sinew_free(a, ch->times);
         sinew_free(a, ch->values);
         ch->times = times;
         ch->values = values;
-        ch->key_count = track->key_count;
+        ch->key_count = count;
         ch->interpolation = SINEW_INTERP_LINEAR;
     }
-    return SINEW_OK;
+    sinew_free(a, keep);
+    return r;
 }
 
 void sinew_bake_track_free(const sinew_model *model, sinew_bake_track *track)

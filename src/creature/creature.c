@@ -204,7 +204,7 @@ static sinew_result fill_model(creature_build *b, sinew_error *err)
             mesh->influence_weights[v * SINEW_MAX_INFLUENCES + k] = cm->weights[v * 4 + k];
         }
     mesh->range_count = 1;
-    mesh->ranges[0] = (sinew_primitive_range){-1, 0, -1, 0, nv, 0, cm->triangle_count};
+    mesh->ranges[0] = (sinew_primitive_range){-1, 0, -1, 0, nv, 0, cm->triangle_count, -1};
     sinew_mesh_weld(mesh, scratch);
     sinew_free(a, scratch);
 

@@ -19,7 +19,7 @@ typedef struct dyn_link {
     float omega2;         /* rad^2/s^2 */
     float two_zeta_omega; /* 1/s */
     sinew_vec3 rest_dir;  /* rot(rest, dir) and rot(bind, dir): per-link constants that */
-    sinew_vec3 bind_dir;  /* substep4 would otherwise rebuild with a product + rotation */
+    sinew_vec3 bind_dir;  /* the step would otherwise rebuild with a product + rotation */
 } dyn_link;
 
 struct sinew_dyn_rig {
@@ -37,8 +37,8 @@ struct sinew_dyn_rig {
                                    R_parent(t) * parent_bind_inv (world axes at bind) */
     float cos_half_limit, sin_half_limit;    /* of bend_limit / 2 */
     float step_alpha;                        /* 1 - exp(-coupling_rate max_step) and */
-    float step_decay;                        /* exp(-contact_damping max_step), for the fixed
-                                                substeps of run_many (hoisted: the portable
+    float step_decay;                        /* exp(-contact_damping max_step), for the full
+                                                substeps h = max_step (hoisted: the portable
                                                 exp is ~20 double divisions per call) */
     float bind_length[SINEW_DYN_MAX_JOINTS]; /* link lengths in bind space, model units */
     float chain_length;                      /* their sum, model units */
@@ -100,17 +100,38 @@ static inline rot3 rot3_from_quat(sinew_quat q)
               {xz - wy, yz + wx, 1 - (xx + yy)}};
     return m;
 }
-/* The step of DYN_W chains of one rig at once, in vector lanes (dyn_lanes.h): substep() of
- * dyn_step.c for each lane's state st[k] with the parent at frame f[k], a step of h =
- * max_step (run_many's fixed step), floor at floor_y when floor_on, local rotations into
- * out[k] when out is not NULL. Same results as DYN_W single substeps to float rounding, and
- * the same bits whichever width runs them. */
-void dyn_substep_lanes4(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dyn_frame *f,
-                        float h, int floor_on, float floor_y, sinew_quat *const *out);
-#if defined(SINEW_DYN_LANES8)
+/* The vector lanes: GNU vectors (GCC, Clang) where the compiler has them and the build did
+ * not ask for the portable step (SINEW_DYN_PORTABLE); without them run_many steps each job
+ * alone with the width-one step, which is ISO C. The 8-lane step also needs the x86-64 build
+ * (SINEW_DYN_LANES8, from src/dyn/CMakeLists.txt) and __builtin_cpu_supports to pick it. */
+#if !defined(SINEW_DYN_PORTABLE) && defined(__GNUC__) && defined(__has_attribute)
+#if __has_attribute(vector_size)
+#define DYN_VECTORS 1
+#endif
+#endif
+#if defined(DYN_VECTORS) && defined(SINEW_DYN_LANES8) && defined(__has_builtin)
+#if __has_builtin(__builtin_cpu_supports)
+#define DYN_LANES8 1
+#endif
+#endif
+
+/* The step (dyn_lanes.h, the one source of the physics) for DYN_W chains of one rig at once:
+ * one substep of length h (0: constraints only) for lane k's particles, velocities and bends
+ * at chain[k] (10 n floats: a state's committed arrays or its scratch copy) with the parent
+ * at frame f[k], floor at floor_y when floor_on, local rotations into out[k] when out is not
+ * NULL. Every width gives the same bits per lane. */
+typedef void (*dyn_lanes_fn)(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
+                             float h, int floor_on, float floor_y, sinew_quat *const *out);
+void dyn_substep_lanes1(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f, float h,
+                        int floor_on, float floor_y, sinew_quat *const *out);
+#if defined(DYN_VECTORS)
+void dyn_substep_lanes4(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f, float h,
+                        int floor_on, float floor_y, sinew_quat *const *out);
+#endif
+#if defined(DYN_LANES8)
 /* dyn_lanes8.c, built with AVX2: call only when the CPU has it. */
-void dyn_substep_lanes8(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dyn_frame *f,
-                        float h, int floor_on, float floor_y, sinew_quat *const *out);
+void dyn_substep_lanes8(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f, float h,
+                        int floor_on, float floor_y, sinew_quat *const *out);
 #endif
 
 /* Resolves defaults, checks ranges, scales lengths/accelerations by size_factor. */

@@ -1,44 +1,94 @@
-/* The spring-chain step for DYN_W chains of one rig at once, in the lanes of DYN_W-wide
- * vectors: the same formulas as substep() in dyn_step.c, branches turned into per-lane
- * selects. A template: a translation unit defines DYN_W (4 or 8) and DYN_LANES_FN (the
- * function's name, declared in dyn_internal.h) and includes this file once.
+/* The spring-chain step (after Sidorkin, "Animating tails the auto-rigger never gave a bone":
+ * step three, and what the mouse taught us), for DYN_W chains of one rig at once. This is the
+ * only copy of the step's physics: sinew_dyn_step_run runs it at DYN_W = 1 (plain floats,
+ * dyn_lanes1.c), sinew_dyn_step_run_many at 4 or 8 (GNU vectors, dyn_lanes4.c / dyn_lanes8.c),
+ * branches turned into per-lane selects. A template: a translation unit defines DYN_W (1, 4
+ * or 8) and DYN_LANES_FN (the function's name, declared in dyn_internal.h) and includes this
+ * file once.
+ * Per link i, root to tip, in world space with Y up:
+ *   T_i  = h_i + l_i rot(R_parent q^rest_i, b_i)          rest target from the parent's
+ *                                                          current (simulated) frame
+ *   p'' = w^2 (T - p) - 2 zeta w p' + g                    semi-implicit Euler
+ *   q_i  = swing(H^-1 r_i, H^-1 d_i)                       bend in the common hips frame
+ *   q*_i = slerp(q_i, slerp(q_{i-1}^old, q_{i+1}^old, 1/2), 1 - exp(-k dt))   coupling
+ *   q^lim = slerp(I, q*, theta_max / theta) if theta > theta_max               elastic limit
+ *   then the same kind of cone about the link's bind direction (bind_limit, the skin's bend)
+ *   then the forward plane at the tail root and the floor (sphere/plane intersection,
+ *   u = (F - h_y) / l clamped, F = g0 + rho) override the limit; the particle is put back
+ *   on its rope sphere without feeding the correction into the velocity; the radial
+ *   velocity, the velocity into the limit or plane and, in contact, the downward velocity
+ *   are removed, and sliding decays by exp(-gamma dt).
+ * The rotation of link i is the swing from its rest direction to its final direction.
  *
  * Why lanes: the per-link work of one chain is a long dependency chain (each link needs its
  * parent's rotation), so a single chain leaves most of the CPU idle, and the formulas are
  * the same for every chain of a rig. dyn_lanes4.c builds the 4-wide version for any target
- * (SSE on x86, generic vectors elsewhere, e.g. WebAssembly); dyn_lanes8.c the 8-wide one
- * with AVX2, which sinew_dyn_step_run_many picks at run time when the CPU has it. Both
- * compute the same IEEE operations per lane (no FP contraction), so the lane width never
- * changes a bit of the result. */
+ * with GNU vectors (SSE on x86, generic vectors elsewhere, e.g. WebAssembly); dyn_lanes8.c
+ * the 8-wide one with AVX2, which sinew_dyn_step_run_many picks at run time when the CPU has
+ * it. Every width computes the same IEEE operations per lane (no FP contraction), so neither
+ * the width nor the entry point changes a bit of the result. */
 #include "dyn_internal.h"
+#include "dyn_math.h"
 
 #include <string.h>
-#if defined(__SSE__)
-#include <immintrin.h>
-#endif
 
-#if DYN_W != 4 && DYN_W != 8
-#error "DYN_W must be 4 or 8"
+#if DYN_W != 1 && DYN_W != 4 && DYN_W != 8
+#error "DYN_W must be 1, 4 or 8"
+#endif
+#if DYN_W > 1 && !defined(DYN_VECTORS)
+#error "the 4- and 8-lane steps need GNU vector extensions (DYN_VECTORS)"
 #endif
 #if DYN_W == 8 && defined(__AVX__)
 #define DYN_AVX 1 /* 256-bit intrinsics */
 #elif DYN_W == 4 && defined(__SSE__)
 #define DYN_SSE 1 /* 128-bit intrinsics */
 #endif
+#if defined(DYN_AVX) || defined(DYN_SSE)
+#include <immintrin.h>
+#endif
 
 /* Every helper is inlined: a Q4 of 8 lanes is 128 bytes, which a call would pass through
  * memory (callgrind: Q4swing left out of line cost ~10% of the step). */
+#if defined(__GNUC__)
 #define LANE static inline __attribute__((always_inline))
+#else
+#define LANE static inline
+#endif
 
+#if DYN_W == 1
+/* One lane: plain floats, ISO C. A mask is 0 or 1; AT(v, k) is the lane k of v. */
+typedef float vf;
+typedef int vm;
+#define AT(v, k) (v)
+LANE vf splat(float a)
+{
+    return a;
+}
+LANE vf vsel(vm m, vf a, vf b)
+{
+    return m ? a : b;
+}
+LANE vm vm_not(vm m)
+{
+    return !m;
+}
+LANE vf vsqrt(vf a)
+{
+    return sqrtf(a);
+}
+LANE int lane_bits(vm m)
+{
+    return m != 0;
+}
+LANE vf vabs(vf a)
+{
+    return fabsf(a);
+}
+#else
+/* DYN_W lanes in GNU vectors. A mask is all ones or all zeros per lane. */
 typedef float vf __attribute__((vector_size(4 * DYN_W)));
 typedef int32_t vm __attribute__((vector_size(4 * DYN_W)));
-typedef struct V3 { /* DYN_W vec3s, one per lane */
-    vf x, y, z;
-} V3;
-typedef struct Q4 { /* DYN_W quaternions */
-    vf x, y, z, w;
-} Q4;
-
+#define AT(v, k) (v)[k]
 LANE vf splat(float a)
 {
 #if defined(DYN_AVX)
@@ -56,13 +106,9 @@ LANE vf vsel(vm m, vf a, vf b)
 {
     return (vf)((m & (vm)a) | (~m & (vm)b));
 }
-LANE V3 V3sel(vm m, V3 a, V3 b)
+LANE vm vm_not(vm m)
 {
-    return (V3){vsel(m, a.x, b.x), vsel(m, a.y, b.y), vsel(m, a.z, b.z)};
-}
-LANE Q4 Q4sel(vm m, Q4 a, Q4 b)
-{
-    return (Q4){vsel(m, a.x, b.x), vsel(m, a.y, b.y), vsel(m, a.z, b.z), vsel(m, a.w, b.w)};
+    return ~m;
 }
 LANE vf vsqrt(vf a) /* IEEE sqrt: the same bits as sqrtf per lane */
 {
@@ -96,6 +142,28 @@ LANE int lane_bits(vm m)
     return bits;
 #endif
 }
+LANE vf vabs(vf a)
+{
+    vm mag;
+    for (int k = 0; k < DYN_W; k++)
+        mag[k] = 0x7fffffff;
+    return (vf)((vm)a & mag);
+}
+#endif
+typedef struct V3 { /* DYN_W vec3s, one per lane */
+    vf x, y, z;
+} V3;
+typedef struct Q4 { /* DYN_W quaternions */
+    vf x, y, z, w;
+} Q4;
+LANE V3 V3sel(vm m, V3 a, V3 b)
+{
+    return (V3){vsel(m, a.x, b.x), vsel(m, a.y, b.y), vsel(m, a.z, b.z)};
+}
+LANE Q4 Q4sel(vm m, Q4 a, Q4 b)
+{
+    return (Q4){vsel(m, a.x, b.x), vsel(m, a.y, b.y), vsel(m, a.z, b.z), vsel(m, a.w, b.w)};
+}
 LANE int any_lane(vm m)
 {
     return lane_bits(m) != 0;
@@ -104,12 +172,9 @@ LANE int all_lanes(vm m)
 {
     return lane_bits(m) == (1 << DYN_W) - 1;
 }
-LANE vf vabs(vf a)
+LANE vf vmin(vf a, vf b)
 {
-    vm mag;
-    for (int k = 0; k < DYN_W; k++)
-        mag[k] = 0x7fffffff;
-    return (vf)((vm)a & mag);
+    return vsel(b < a, b, a);
 }
 LANE V3 V3add(V3 a, V3 b)
 {
@@ -201,6 +266,10 @@ LANE Q4 Q4mid(Q4 a, Q4 b)
     vf s = vsel(flip, splat(-1.0f), splat(1.0f));
     return Q4normalize((Q4){a.x + b.x * s, a.y + b.y * s, a.z + b.z * s, a.w + b.w * s});
 }
+/* slerp(a, b, t) for unit quaternions by polynomial-corrected nlerp (A. Kapoulkine,
+ * "Approximating slerp", 2015): the interpolation parameter is bent so that nlerp follows
+ * slerp's constant angular speed, to about 1e-4 of the angle, with no trigonometry. Used in
+ * the per-link coupling, where it is the cost that matters. */
 LANE Q4 Q4slerp_fast(Q4 a, Q4 b, float t)
 {
     vf c = Q4dot(a, b), d = vabs(c);
@@ -271,10 +340,10 @@ LANE Q4 gather4(sinew_quat *const *a, uint32_t i)
 #else
     Q4 q;
     for (int k = 0; k < DYN_W; k++) {
-        q.x[k] = a[k][i].x;
-        q.y[k] = a[k][i].y;
-        q.z[k] = a[k][i].z;
-        q.w[k] = a[k][i].w;
+        AT(q.x, k) = a[k][i].x;
+        AT(q.y, k) = a[k][i].y;
+        AT(q.z, k) = a[k][i].z;
+        AT(q.w, k) = a[k][i].w;
     }
     return q;
 #endif
@@ -290,7 +359,7 @@ LANE void scatter4(sinew_quat *const *a, uint32_t i, Q4 q)
     store4x4(a, i, (__m128)q.x, (__m128)q.y, (__m128)q.z, (__m128)q.w);
 #else
     for (int k = 0; k < DYN_W; k++)
-        a[k][i] = sinew_quat_make(q.x[k], q.y[k], q.z[k], q.w[k]);
+        a[k][i] = sinew_quat_make(AT(q.x, k), AT(q.y, k), AT(q.z, k), AT(q.w, k));
 #endif
 }
 /* The particles: p[i] and v[i] of every lane. A vec3 is 3 floats, so the transposes above
@@ -311,9 +380,9 @@ LANE V3 gather3(sinew_vec3 *const *a, uint32_t i, vf *next)
 #else
     V3 r = {splat(0.0f), splat(0.0f), splat(0.0f)};
     for (int k = 0; k < DYN_W; k++) {
-        r.x[k] = a[k][i].x;
-        r.y[k] = a[k][i].y;
-        r.z[k] = a[k][i].z;
+        AT(r.x, k) = a[k][i].x;
+        AT(r.y, k) = a[k][i].y;
+        AT(r.z, k) = a[k][i].z;
     }
     *next = splat(0.0f);
     return r;
@@ -329,7 +398,7 @@ LANE void scatter3(sinew_vec3 *const *a, uint32_t i, V3 v, vf next)
 #else
     (void)next;
     for (int k = 0; k < DYN_W; k++)
-        a[k][i] = sinew_vec3_make(v.x[k], v.y[k], v.z[k]);
+        a[k][i] = sinew_vec3_make(AT(v.x, k), AT(v.y, k), AT(v.z, k));
 #endif
 }
 LANE Q4 Q4splat(sinew_quat q)
@@ -337,7 +406,11 @@ LANE Q4 Q4splat(sinew_quat q)
     return (Q4){splat(q.x), splat(q.y), splat(q.z), splat(q.w)};
 }
 
-void DYN_LANES_FN(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dyn_frame *f, float h,
+/* One substep of length h (0: constraints only) for DYN_W chains of one rig: lane k's
+ * particles, velocities and bends are the 10 n floats at chain[k] (a state's committed
+ * arrays or its scratch copy, same layout), its parent at frame f[k]; local rotations into
+ * out[k] when out is not NULL. */
+void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f, float h,
                   int floor_on, float floor_y, sinew_quat *const *out)
 {
     const sinew_dyn_params *prm = &rig->params;
@@ -348,37 +421,46 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dy
     V3 fwd, back_h, head;
     vf scale;
     for (int k = 0; k < DYN_W; k++) {
-        p[k] = dyn_state_positions(st[k]);
-        v[k] = dyn_state_velocities(st[k]);
-        bend[k] = dyn_state_bends(st[k]);
+        p[k] = (sinew_vec3 *)(void *)chain[k];
+        v[k] = (sinew_vec3 *)(void *)(chain[k] + 3u * n);
+        bend[k] = (sinew_quat *)(void *)(chain[k] + 6u * n);
         sinew_quat H = sinew_quat_normalize(sinew_quat_mul(f[k].rotation, rig->parent_bind_inv));
         rot3 m = rot3_from_quat(H);
-        Hm.r0.x[k] = m.r0.x, Hm.r0.y[k] = m.r0.y, Hm.r0.z[k] = m.r0.z;
-        Hm.r1.x[k] = m.r1.x, Hm.r1.y[k] = m.r1.y, Hm.r1.z[k] = m.r1.z;
-        Hm.r2.x[k] = m.r2.x, Hm.r2.y[k] = m.r2.y, Hm.r2.z[k] = m.r2.z;
+        AT(Hm.r0.x, k) = m.r0.x, AT(Hm.r0.y, k) = m.r0.y, AT(Hm.r0.z, k) = m.r0.z;
+        AT(Hm.r1.x, k) = m.r1.x, AT(Hm.r1.y, k) = m.r1.y, AT(Hm.r1.z, k) = m.r1.z;
+        AT(Hm.r2.x, k) = m.r2.x, AT(Hm.r2.y, k) = m.r2.y, AT(Hm.r2.z, k) = m.r2.z;
         sinew_vec3 fw = sinew_quat_rotate(H, sinew_vec3_make(0, 0, 1));
         sinew_vec3 bh =
             sinew_vec3_normalize_or(sinew_vec3_make(-fw.x, 0, -fw.z), sinew_vec3_make(0, 0, -1));
         sinew_vec3 hd = sinew_vec3_madd(
             f[k].position, sinew_quat_rotate(f[k].rotation, rig->links[0].head), f[k].scale);
-        fwd.x[k] = fw.x, fwd.y[k] = fw.y, fwd.z[k] = fw.z;
-        back_h.x[k] = bh.x, back_h.y[k] = bh.y, back_h.z[k] = bh.z;
-        head.x[k] = hd.x, head.y[k] = hd.y, head.z[k] = hd.z;
-        scale[k] = f[k].scale;
+        AT(fwd.x, k) = fw.x, AT(fwd.y, k) = fw.y, AT(fwd.z, k) = fw.z;
+        AT(back_h.x, k) = bh.x, AT(back_h.y, k) = bh.y, AT(back_h.z, k) = bh.z;
+        AT(head.x, k) = hd.x, AT(head.y, k) = hd.y, AT(head.z, k) = hd.z;
+        AT(scale, k) = f[k].scale;
     }
-    /* run_many always steps by h = max_step: alpha and decay come precomputed in the rig */
+    /* the full step h = max_step has its decays precomputed in the rig (the same bits) */
+    const int full = h == prm->max_step;
     const float alpha =
-        (n > 1 && !(prm->disable & SINEW_DYN_NO_COUPLING) && h > 0.0f) ? rig->step_alpha : 0.0f;
+        (n > 1 && !(prm->disable & SINEW_DYN_NO_COUPLING) && h > 0.0f)
+            ? (full ? rig->step_alpha
+                    : 1.0f - (float)dyn_exp_neg(-(double)prm->coupling_rate * (double)h))
+            : 0.0f;
     const int limit_on = !(prm->disable & SINEW_DYN_NO_LIMIT);
     const int plane_on = !(prm->disable & SINEW_DYN_NO_FORWARD_PLANE);
-    const vf decay = splat(rig->step_decay);
+    const vf decay =
+        splat(full ? rig->step_decay : (float)dyn_exp_neg((double)(-prm->contact_damping * h)));
     const vf gy = splat(-prm->gravity), hv = splat(h), zero = splat(0.0f), one = splat(1.0f);
+    const vf inv_h = splat(h > 0.0f ? 1.0f / h : 0.0f); /* the coupling's velocity cap, h > 0 */
     const V3 ey = V3splat(sinew_vec3_make(0, 1, 0));
     const V3 root = head;
-    Q4 ph = Q4splat(sinew_quat_conjugate(rig->parent_bind_inv));
-    Q4 prev_old = Q4splat(sinew_quat_identity());
+    /* Orientations are tracked in the hips frame (H^-1 world): there the chain parent's
+     * frame is its constant bind rotation, bends are compared as the article asks, and local
+     * rotations come out without H. Positions stay in world (gravity, floor). */
+    Q4 ph = Q4splat(sinew_quat_conjugate(rig->parent_bind_inv)); /* parent, hips frame */
+    Q4 prev_old = Q4splat(sinew_quat_identity()); /* q_{i-1}^old; the hips' support at i=0 */
     const Q4 ident = prev_old;
-    const vm none = (vm)splat(0.0f), all = ~none;
+    const vm none = {0}, all = vm_not(none);
     /* the snapshot of link i, gathered once: link i-1 already read it as its next neighbour */
     Q4 cur_old = gather4(bend, 0);
 
@@ -386,12 +468,13 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dy
         const dyn_link *L = &rig->links[i];
         scale = scale * splat(L->own_scale);
         const vf len = scale * splat(L->length);
-        const Q4 rrest = Q4mul(ph, Q4splat(L->rest));
-        const V3 rh = Q4rotate(ph, V3splat(L->rest_dir)); /* = rot(ph rest, dir) */
-        const V3 rdir = R3apply(&Hm, rh);
+        const Q4 rrest = Q4mul(ph, Q4splat(L->rest));     /* rest frame, hips space */
+        const V3 rh = Q4rotate(ph, V3splat(L->rest_dir)); /* rest direction: rot(ph rest, dir) */
+        const V3 rdir = R3apply(&Hm, rh);                 /* ... and world */
         vf p_next, v_next;
         V3 pi = gather3(p, i, &p_next), vi = gather3(v, i, &v_next);
 
+        /* Damped spring toward the rest target, semi-implicit Euler. */
         V3 target = V3madd(head, rdir, len);
         V3 acc = V3sub(V3scale(V3sub(target, pi), splat(L->omega2)),
                        V3scale(vi, splat(L->two_zeta_omega)));
@@ -400,6 +483,7 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dy
         pi = V3madd(pi, vi, hv);
         V3 d = V3normalize_or(V3sub(pi, head), rdir);
 
+        /* Bend in the common hips frame, coupled to the neighbours' snapshots. */
         Q4 qb = Q4swing(rh, R3apply_inverse(&Hm, d));
         const Q4 old = cur_old;
         const Q4 next_old = i + 1 < n ? gather4(bend, i + 1) : old; /* not yet overwritten */
@@ -416,11 +500,11 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dy
         prev_old = old;
         cur_old = next_old;
 
+        /* Elastic bend limit: slerp(I, q, theta_max / theta) keeps the axis, sets the angle. */
         vm limited = none;
-        V3 dc = d;
-        if (limit_on) {
-            limited = vabs(qb.w) < splat(rig->cos_half_limit);
-        }
+        V3 dc = d; /* where the particle pushes: the velocity toward it is removed when
+                      coupling or the limit holds the link elsewhere */
+        if (limit_on) limited = vabs(qb.w) < splat(rig->cos_half_limit);
         if (any_lane(limited)) { /* built only when needed */
             vf sgn = vsel(qb.w < zero, splat(-1.0f), one);
             V3 axis = V3normalize_or((V3){qb.x * sgn, qb.y * sgn, qb.z * sgn},
@@ -431,8 +515,12 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dy
             qb = Q4sel(limited, ql, qb);
         }
         V3 dfin_h = Q4rotate(qb, rh);
-        if (limit_on) { /* the bind cone, as in substep() */
+        /* Bind cone: the bend from BIND (what deforms the skin) is kept within bind_limit,
+         * along the same great circle, on top of the limit from the rest direction above. */
+        if (limit_on) {
             const V3 bh = Q4rotate(ph, V3splat(L->bind_dir));
+            /* outside the cone when the angle from bind is over it: a dot product decides,
+             * the swing is built only then */
             vm over = V3dot(bh, dfin_h) < splat(L->cos_bind);
             if (any_lane(over)) {
                 Q4 qk = Q4swing(bh, dfin_h);
@@ -442,11 +530,12 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dy
                 Q4 qc = {axis.x * splat(L->sin_half_bind), axis.y * splat(L->sin_half_bind),
                          axis.z * splat(L->sin_half_bind), splat(L->cos_half_bind)};
                 dfin_h = V3sel(over, Q4rotate(qc, bh), dfin_h);
-                limited |= over;
+                limited = limited | over;
             }
         }
         V3 dfin = R3apply(&Hm, dfin_h);
 
+        /* Forward plane through the tail root: (h + l d - root) . fwd <= 0. */
         vm plane_hit = none;
         if (plane_on) {
             vf umax = -V3dot(V3sub(head, root), fwd) / len;
@@ -454,6 +543,8 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dy
             if (any_lane(plane_hit))
                 dfin = V3sel(plane_hit, V3on_circle(dfin, fwd, umax, rdir), dfin);
         }
+        /* Floor: the sphere/plane intersection, u clamped (never stretch the bone or lift
+         * the body); contact overrides the bend limit. */
         vm contact = none;
         if (floor_on) {
             contact = head.y + len * dfin.y < splat(floor_y);
@@ -467,7 +558,7 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dy
                 t = V3normalize_or(t, back_h);
                 vf s = vsqrt(one - u * u);
                 V3 cand = V3madd(V3scale(t, s), ey, u);
-                if (plane_on) {
+                if (plane_on) { /* keep the allowed (rear) part of the contact circle */
                     vm bad = V3dot(V3madd(V3sub(head, root), cand, len), fwd) > zero;
                     vf tf = V3dot(t, back_h);
                     vm fix = bad & (tf < zero);
@@ -482,19 +573,33 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dy
             dfin_h = V3sel(plane_hit | contact, R3apply_inverse(&Hm, dfin), dfin_h);
         pi = V3madd(head, dfin, len);
 
+        /* Velocity: the rope drops its radial part (the correction is never fed back). */
         V3 vn = V3madd(vi, dfin, -V3dot(vi, dfin));
         if (limit_on || alpha > 0.0f) {
-            vm use = (alpha > 0.0f ? all : limited) & ~contact;
+            /* The push toward where the particle wanted to be, across the rope: w, the part
+             * of dc across dfin; c |w|^2 is the velocity along w. Against the bend limit it
+             * all goes, as in the article. Against coupling only what would undo this
+             * substep's correction goes (len |w| / h along w / |w|, so c <= len / h):
+             * removing more makes the chain stick like dry friction, with no single cycle
+             * for a looping clip to settle on. */
+            vm use = (alpha > 0.0f ? all : limited) & vm_not(contact);
             V3 w = V3madd(dc, dfin, -V3dot(dc, dfin));
             vf ww = V3dot(w, w), into = V3dot(vn, w);
             vm rm = use & (ww > splat(1e-18f)) & (into > zero);
-            vn = V3sel(rm, V3madd(vn, w, -into / vsel(rm, ww, one)), vn);
+            if (any_lane(rm)) {
+                vf c = into / vsel(rm, ww, one);
+                if (alpha > 0.0f) c = vsel(limited, c, vmin(c, len * inv_h)); /* alpha: h > 0 */
+                vn = V3sel(rm, V3madd(vn, w, -c), vn);
+            }
         }
         if (any_lane(plane_hit)) {
             vf into = V3dot(vn, fwd);
             vn = V3sel(plane_hit & (into > zero), V3madd(vn, fwd, -into), vn);
         }
         if (any_lane(contact)) {
+            /* Downward contact velocity goes: on the rope sphere "down" is along the
+             * meridian through dfin, so remove that part before the world-y clamp (else the
+             * projection keeps killing a ghost velocity that never decays). */
             V3 up = V3madd(ey, dfin, -dfin.y);
             vf uu = V3dot(up, up), down = V3dot(vn, up);
             vm rm = contact & (uu > splat(1e-12f)) & (down < zero);
@@ -506,13 +611,14 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, const dy
         scatter3(p, i, pi, p_next);
         scatter3(v, i, vn, v_next);
 
+        /* The link's rotation: the swing from its rest direction to where it points (twist
+         * free, as in the article), kept as the bend snapshot for the neighbours' next
+         * coupling. */
         Q4 sw = Q4swing(rh, dfin_h);
         scatter4(bend, i, sw);
-        Q4 g = Q4mul(sw, rrest);
-        if (out) {
-            scatter4(out, i, Q4mul(Q4conj(ph), g));
-        }
+        Q4 g = Q4mul(sw, rrest); /* unit to rounding; ph restarts each substep */
+        if (out) scatter4(out, i, Q4mul(Q4conj(ph), g)); /* unit: both are */
         ph = g;
-        head = pi;
+        head = pi; /* the next link's head is this link's tip */
     }
 }

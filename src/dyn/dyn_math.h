@@ -126,21 +126,4 @@ static inline sinew_quat dyn_slerp(sinew_quat a, sinew_quat b, float t)
                                                 a.z * ka + b.z * kb, a.w * ka + b.w * kb));
 }
 
-/* slerp(a, b, t) for unit quaternions by polynomial-corrected nlerp (A. Kapoulkine,
- * "Approximating slerp", 2015): the interpolation parameter is bent so that nlerp follows
- * slerp's constant angular speed, to about 1e-4 of the angle, with no trigonometry. Used in
- * the per-link coupling, where it is the cost that matters. */
-static inline sinew_quat dyn_slerp_fast(sinew_quat a, sinew_quat b, float t)
-{
-    float c = sinew_quat_dot(a, b);
-    float d = fabsf(c);
-    float A = 1.0904f + d * (-3.2452f + d * (3.55645f - d * 1.43519f));
-    float B = 0.848013f + d * (-1.06021f + d * 0.215638f);
-    float k = A * (t - 0.5f) * (t - 0.5f) + B;
-    float ot = t + t * (t - 0.5f) * (t - 1.0f) * k;
-    float ka = 1.0f - ot, kb = c < 0.0f ? -ot : ot;
-    return sinew_quat_normalize(sinew_quat_make(a.x * ka + b.x * kb, a.y * ka + b.y * kb,
-                                                a.z * ka + b.z * kb, a.w * ka + b.w * kb));
-}
-
 #endif

@@ -274,7 +274,7 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
     r = dyn_params_resolve(params, extent, &rig->params, &rig->size_factor, err);
     if (r != SINEW_OK) goto fail;
     const sinew_dyn_params *p = &rig->params;
-    /* the same expressions as substep4 would evaluate with h = max_step */
+    /* the same expressions the step (dyn_lanes.h) evaluates for any other h */
     rig->step_alpha = 1.0f - (float)dyn_exp_neg(-(double)p->coupling_rate * (double)p->max_step);
     rig->step_decay = (float)dyn_exp_neg((double)(-p->contact_damping * p->max_step));
 

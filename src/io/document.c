@@ -105,6 +105,7 @@ void sinew_document_free(sinew_document *doc)
     for (uint32_t i = 0; i < doc->source_count; i++)
         sinew_free(&alloc, doc->sources[i]);
     sinew_free(&alloc, doc->sources);
+    sinew_free(&alloc, doc->released);
     io_tables_free(doc);
     cJSON_Delete(doc->root);
     sinew_free(&alloc, doc->name);
@@ -178,6 +179,7 @@ static sinew_result load_bytes(const uint8_t *data, size_t size, const sinew_loa
     if (!r) r = io_load_buffers(doc, bin, bin_size, has_bin, base_dir, err);
     if (!r) r = io_validate(doc, err); /* everything the model view and writer read */
     if (!r) r = io_repair_weights(doc, err);
+    if (!r) r = io_repair_skeletons(doc, err);
     if (!r) r = add_image_sources(doc, base_dir, err);
     if (r) {
         sinew_document_free(doc);

@@ -1,6 +1,7 @@
 /* Document edits. Each appends (nodes, accessors, buffer data, channels) or replaces exactly
  * what it changes; accessors are never modified in place, so a primitive sharing an old
- * accessor keeps it. New data goes to one "edit buffer" that the writer repacks. */
+ * accessor keeps it. New data goes to one "edit buffer" that the writer repacks; an accessor
+ * an edit stops using is released, and the writer drops it when nothing else uses it. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,6 +95,13 @@ int32_t io_add_accessor(sinew_document *doc, const void *data, uint32_t componen
     return index;
 }
 
+/* Releases the accessor obj[key] names, when it names one. */
+static void release_member(sinew_document *doc, const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (cJSON_IsNumber(v)) io_release_accessor(doc, (int64_t)v->valuedouble);
+}
+
 static int all_finite(const float *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -183,6 +191,7 @@ sinew_result sinew_document_add_skin_joint(sinew_document *doc, int32_t skin, in
     int32_t acc = io_add_accessor(doc, m, IO_FLOAT, "MAT4", jc + 1, 0, 0, err);
     sinew_free(&doc->alloc, m);
     if (acc < 0) return err ? err->code : SINEW_ERR_OUT_OF_MEMORY;
+    release_member(doc, sk, "inverseBindMatrices");
     io_set(sk, "inverseBindMatrices", cJSON_CreateNumber(acc));
     cJSON_AddItemToArray(joints, cJSON_CreateNumber(node));
     *out_joint = (int32_t)jc;
@@ -286,10 +295,14 @@ sinew_result sinew_document_set_influences(sinew_document *doc, int32_t mesh, in
             r = err ? err->code : SINEW_ERR_OUT_OF_MEMORY;
             break;
         }
+        release_member(doc, attrs, s ? "JOINTS_1" : "JOINTS_0");
+        release_member(doc, attrs, s ? "WEIGHTS_1" : "WEIGHTS_0");
         io_set(attrs, s ? "JOINTS_1" : "JOINTS_0", cJSON_CreateNumber(ja));
         io_set(attrs, s ? "WEIGHTS_1" : "WEIGHTS_0", cJSON_CreateNumber(wa));
     }
     if (!r && sets == 1) {
+        release_member(doc, attrs, "JOINTS_1");
+        release_member(doc, attrs, "WEIGHTS_1");
         cJSON_DeleteItemFromObjectCaseSensitive(attrs, "JOINTS_1");
         cJSON_DeleteItemFromObjectCaseSensitive(attrs, "WEIGHTS_1");
     }
@@ -311,6 +324,7 @@ sinew_result sinew_document_set_colors(sinew_document *doc, int32_t mesh, int32_
                                doc->name);
     int32_t a = io_add_accessor(doc, rgba, IO_FLOAT, "VEC4", vertex_count, 0, 0, err);
     if (a < 0) return err ? err->code : SINEW_ERR_OUT_OF_MEMORY;
+    release_member(doc, attrs, "COLOR_0");
     io_set(attrs, "COLOR_0", cJSON_CreateNumber(a));
     return SINEW_OK;
 }
@@ -354,6 +368,12 @@ sinew_result sinew_document_clear_animation(sinew_document *doc, int32_t index, 
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_clear_animation: NULL");
     cJSON *a = animation(doc, index, err);
     if (!a) return SINEW_ERR_ARGUMENT;
+    const cJSON *smp;
+    cJSON_ArrayForEach(smp, cJSON_GetObjectItemCaseSensitive(a, "samplers"))
+    {
+        release_member(doc, smp, "input");
+        release_member(doc, smp, "output");
+    }
     io_set(a, "channels", cJSON_CreateArray());
     io_set(a, "samplers", cJSON_CreateArray());
     return SINEW_OK;
@@ -424,6 +444,9 @@ sinew_result sinew_document_set_channel(sinew_document *doc, int32_t anim_index,
             users += (int32_t)cJSON_GetObjectItemCaseSensitive(ch, "sampler")->valuedouble == old;
         }
         if (users == 1) {
+            const cJSON *was = cJSON_GetArrayItem(samplers, old);
+            release_member(doc, was, "input");
+            release_member(doc, was, "output");
             cJSON_ReplaceItemInArray(samplers, old, smp);
             si = old;
         }
@@ -476,4 +499,89 @@ const char *sinew_document_note(const sinew_document *doc, const char *key)
     const cJSON *extras = cJSON_GetObjectItemCaseSensitive(asset, "extras");
     const cJSON *notes = cJSON_GetObjectItemCaseSensitive(extras, "sinew");
     return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(notes, key));
+}
+
+/* Adds `name` to the string array root[key] unless it is there. */
+static sinew_result list_extension(sinew_document *doc, const char *key, const char *name,
+                                   sinew_error *err)
+{
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(doc->root, key);
+    if (list && !cJSON_IsArray(list))
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED, "%s: %s is not an array", doc->name,
+                               key);
+    if (!list) {
+        list = cJSON_CreateArray();
+        cJSON_AddItemToObject(doc->root, key, list);
+    }
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list)
+    {
+        if (cJSON_IsString(item) && !strcmp(item->valuestring, name)) return SINEW_OK;
+    }
+    cJSON_AddItemToArray(list, cJSON_CreateString(name));
+    return SINEW_OK;
+}
+
+sinew_result sinew_document_use_extension(sinew_document *doc, const char *name, sinew_error *err)
+{
+    if (!doc || !name || !*name)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_use_extension: no name");
+    return list_extension(doc, "extensionsUsed", name, err);
+}
+
+sinew_result sinew_document_set_extension(sinew_document *doc, const char *name, const char *json,
+                                          sinew_error *err)
+{
+    if (!doc || !name || !*name || !json)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_set_extension: NULL");
+    cJSON *value = cJSON_Parse(json);
+    if (!cJSON_IsObject(value)) {
+        cJSON_Delete(value);
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "%s: extension %s: the value is not a JSON object", doc->name, name);
+    }
+    cJSON *extensions = cJSON_GetObjectItemCaseSensitive(doc->root, "extensions");
+    if (extensions && !cJSON_IsObject(extensions)) {
+        cJSON_Delete(value);
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
+                               "%s: extensions is not an object: cannot add %s", doc->name, name);
+    }
+    if (!extensions) {
+        extensions = cJSON_CreateObject();
+        cJSON_AddItemToObject(doc->root, "extensions", extensions);
+    }
+    io_set(extensions, name, value);
+    return list_extension(doc, "extensionsUsed", name, err);
+}
+
+sinew_result sinew_document_set_node_rotation(sinew_document *doc, int32_t node, sinew_quat q,
+                                              sinew_error *err)
+{
+    if (!doc)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_set_node_rotation: NULL");
+    cJSON *item = node >= 0 ? io_item(doc, IO_NODES, (uint32_t)node) : NULL;
+    if (!item)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "%s: set rotation: node %d does not exist",
+                               doc->name, node);
+    float v[4] = {q.x, q.y, q.z, q.w};
+    if (!all_finite(v, 4))
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                               "%s: set rotation of node %d: not finite", doc->name, node);
+    float m[16];
+    int present = 0;
+    sinew_result r = io_get_floats(doc, "node", item, "matrix", 16, m, &present, err);
+    if (r != SINEW_OK) return r;
+    if (present) {
+        /* TRS and matrix are exclusive in glTF: the matrix gives way to its own T and S. */
+        sinew_mat4 a;
+        memcpy(a.m, m, sizeof m);
+        sinew_transform t = sinew_mat4_decompose(&a);
+        float ts[3] = {t.translation.x, t.translation.y, t.translation.z};
+        float sc[3] = {t.scale.x, t.scale.y, t.scale.z};
+        cJSON_DeleteItemFromObjectCaseSensitive(item, "matrix");
+        io_set(item, "translation", io_float_array(ts, 3));
+        io_set(item, "scale", io_float_array(sc, 3));
+    }
+    io_set(item, "rotation", io_float_array(v, 4));
+    return SINEW_OK;
 }

@@ -234,6 +234,7 @@ sinew_result sinew_document_from_model(sinew_model *model, sinew_document **out,
             ranges->gltf_mesh = 0;
             ranges->gltf_primitive = 0;
             ranges->gltf_node = (int32_t)model->node_count;
+            ranges->gltf_skin = 0;
             ranges->vertex_count = model->mesh.vertex_count;
             ranges->triangle_count = model->mesh.triangle_count;
             sinew_free(&model->allocator, model->mesh.ranges);

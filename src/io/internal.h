@@ -65,6 +65,10 @@ struct sinew_document {
     uint32_t buffer_count;
     io_buffer *buffers;
     int32_t edit_buffer; /* buffer that edits append to, -1 until the first edit */
+    /* accessors an edit took out of use (a cleared clip's, a replaced attribute's): flags by
+     * accessor index, `released_count` of them; the writer drops those nothing references */
+    uint8_t *released;
+    uint32_t released_count;
     uint32_t warning_count;
     char **warnings;
     uint32_t source_count; /* the files it was read from (sinew_document_source) */
@@ -136,6 +140,9 @@ int io_is_glb(const void *data, size_t size);
 /* buffers.c */
 /* repair.c: repairs skin weights with one sensible reading, with warnings (after io_validate). */
 sinew_result io_repair_weights(sinew_document *doc, sinew_error *err);
+/* repair.c: a skin's skeleton that is not a common root of its joints is set to their closest
+ * common root (or dropped), with a warning (after io_validate). */
+sinew_result io_repair_skeletons(sinew_document *doc, sinew_error *err);
 sinew_result io_load_buffers(sinew_document *doc, const uint8_t *bin, size_t bin_size, int has_bin,
                              const char *base_dir, sinew_error *err);
 /* Reads a regular file with the document's allocator: all of it (want = IO_READ_WHOLE) or
@@ -182,7 +189,20 @@ uint32_t io_type_components(const char *type, uint32_t *rows);
 
 /* validate.c */
 sinew_result io_validate_top(sinew_document *doc, sinew_error *err);
+/* 1 for the extensions sinew reads (quantized attributes) or passes through unread because
+ * they change only materials, textures, lights or metadata: none of them points at an
+ * accessor or a bufferView from anywhere but images. */
+int io_extension_is_known(const char *name);
 sinew_result io_validate(sinew_document *doc, sinew_error *err);
+
+/* compact.c: the output JSON (a copy of the document's) without the accessors the document
+ * released that nothing references any more, nor the bufferViews only they used; every
+ * index to what remains is renumbered. Does nothing when the file names an extension
+ * io_extension_is_known does not know (it might point at an accessor). */
+sinew_result io_compact(const sinew_document *doc, cJSON *json, sinew_error *err);
+/* Marks accessor `index` as no longer used by the edit that replaced it. Out of memory
+ * leaves it unmarked: it is then kept, which is never wrong. */
+void io_release_accessor(sinew_document *doc, int64_t index);
 
 /* edit.c: appends `size` bytes to the edit buffer as a new bufferView and an accessor
  * describing them; returns the accessor index or -1 (err set). */

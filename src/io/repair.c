@@ -150,3 +150,90 @@ sinew_result io_repair_weights(sinew_document *doc, sinew_error *err)
     }
     return SINEW_OK;
 }
+
+/* skins[].skeleton must be the joints' closest common root or one of its ancestors (glTF 2.0,
+ * skin.skeleton); exporters that keep IK helpers beside the deforming hierarchy (the
+ * Quaternius animal pack: IKBackLeg.L outside "Body") name a node that misses some joints,
+ * and the Khronos validator rejects the file. The property only hints where the skeleton
+ * starts, so it is set to the joints' closest common root, or dropped when they have none
+ * (joints in different scene roots), with a warning. */
+sinew_result io_repair_skeletons(sinew_document *doc, sinew_error *err)
+{
+    const uint32_t nodes = io_count(doc, IO_NODES), skins = io_count(doc, IO_SKINS);
+    if (!skins) return SINEW_OK;
+    int32_t *parent = sinew_alloc(&doc->alloc, nodes + 1, sizeof *parent);
+    uint32_t *mark = sinew_alloc(&doc->alloc, nodes + 1, sizeof *mark);
+    if (!parent || !mark) {
+        sinew_free(&doc->alloc, parent);
+        sinew_free(&doc->alloc, mark);
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    }
+    for (uint32_t i = 0; i < nodes; i++)
+        parent[i] = -1, mark[i] = 0;
+    for (uint32_t i = 0; i < nodes; i++) {
+        const cJSON *c;
+        cJSON_ArrayForEach(c, io_array(io_item(doc, IO_NODES, i), "children"))
+        {
+            if (cJSON_IsNumber(c) && c->valuedouble >= 0 && c->valuedouble < nodes)
+                parent[(uint32_t)c->valuedouble] = (int32_t)i;
+        }
+    }
+    for (uint32_t s = 0; s < skins; s++) {
+        cJSON *skin = io_item(doc, IO_SKINS, s);
+        const cJSON *sk = cJSON_GetObjectItemCaseSensitive(skin, "skeleton");
+        if (!cJSON_IsNumber(sk) || sk->valuedouble < 0 || sk->valuedouble >= nodes) continue;
+        /* count, per node, the joints at or below it: a common root holds all of them */
+        uint32_t count = 0;
+        for (uint32_t i = 0; i < nodes; i++)
+            mark[i] = 0;
+        const cJSON *j;
+        cJSON_ArrayForEach(j, io_array(skin, "joints"))
+        {
+            if (!cJSON_IsNumber(j) || j->valuedouble < 0 || j->valuedouble >= nodes) continue;
+            count++;
+            for (int32_t a = (int32_t)j->valuedouble, steps = 0; a >= 0 && steps <= (int32_t)nodes;
+                 a = parent[a], steps++)
+                mark[a]++;
+        }
+        const uint32_t named = (uint32_t)sk->valuedouble;
+        if (!count || mark[named] == count) continue;
+        /* the closest common root: the node holding all joints whose children do not */
+        int32_t root = -1;
+        for (uint32_t i = 0; i < nodes && root < 0; i++)
+            if (mark[i] == count) {
+                int32_t down = (int32_t)i, moved = 1;
+                while (moved) {
+                    moved = 0;
+                    const cJSON *c;
+                    cJSON_ArrayForEach(c,
+                                       io_array(io_item(doc, IO_NODES, (uint32_t)down), "children"))
+                    {
+                        if (cJSON_IsNumber(c) && c->valuedouble >= 0 && c->valuedouble < nodes &&
+                            mark[(uint32_t)c->valuedouble] == count) {
+                            down = (int32_t)c->valuedouble, moved = 1;
+                            break;
+                        }
+                    }
+                }
+                root = down;
+            }
+        const char *name = cJSON_GetStringValue(
+            cJSON_GetObjectItemCaseSensitive(io_item(doc, IO_NODES, named), "name"));
+        if (root >= 0) {
+            io_set(skin, "skeleton", cJSON_CreateNumber(root));
+            io_warn(doc,
+                    "skin %u: skeleton node %u (%s) is not a common root of its joints: set to "
+                    "node %d, their closest common root",
+                    s, named, name ? name : "unnamed", root);
+        } else {
+            cJSON_DeleteItemFromObjectCaseSensitive(skin, "skeleton");
+            io_warn(doc,
+                    "skin %u: skeleton node %u (%s) is not a common root of its joints, and "
+                    "they have none: skeleton dropped",
+                    s, named, name ? name : "unnamed");
+        }
+    }
+    sinew_free(&doc->alloc, parent);
+    sinew_free(&doc->alloc, mark);
+    return SINEW_OK;
+}

@@ -10,18 +10,18 @@
 static const char *const compressed[] = {"KHR_draco_mesh_compression", "EXT_meshopt_compression",
                                          "KHR_meshopt_compression"};
 
-/* Required extensions a file may name and still load. extensionsRequired lists what a
- * client needs to load the file properly (glTF 2.0 spec, "Specifying Extensions"), so a
- * client lacking one refuses the file. sinew reads quantized
- * attributes itself, and the others change only materials, textures, lights or metadata,
- * which sinew never reads and writes back unchanged. Anything else (instancing, animation
- * pointers, vendor extensions) may change the geometry, skin or motion sinew works on. */
+/* Required extensions a file may name and still load (io_extension_is_known). extensionsRequired
+ * lists what a client needs to load the file properly (glTF 2.0 spec, "Specifying Extensions"), so
+ * a client lacking one refuses the file. sinew reads quantized attributes itself, and the others
+ * change only materials, textures, lights or metadata, which sinew never reads and writes back
+ * unchanged. Anything else (instancing, animation pointers, vendor extensions) may change the
+ * geometry, skin or motion sinew works on. */
 static const char *const required_ok[] = {"KHR_mesh_quantization", "KHR_lights_punctual",
                                           "KHR_xmp_json_ld"};
 static const char *const required_ok_prefix[] = {"KHR_materials_", "EXT_materials_", "KHR_texture_",
                                                  "EXT_texture_"};
 
-static int required_is_ok(const char *name)
+int io_extension_is_known(const char *name)
 {
     for (size_t i = 0; i < sizeof required_ok / sizeof required_ok[0]; i++)
         if (!strcmp(name, required_ok[i])) return 1;
@@ -48,7 +48,7 @@ static sinew_result check_required(const sinew_document *doc, sinew_error *err)
                                        "%s: unsupported: %s (decompress the file first, e.g. "
                                        "with gltf-transform)",
                                        doc->name, compressed[i]);
-        if (!required_is_ok(e->valuestring))
+        if (!io_extension_is_known(e->valuestring))
             return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
                                    "%s: unsupported: the file requires extension %.64s, which "
                                    "sinew cannot read",

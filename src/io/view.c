@@ -1,5 +1,7 @@
 /* The model view of a validated document: skeleton (skin joints and their ancestors,
- * parent-before-child), skin, concatenated bind-space mesh, clips. */
+ * parent-before-child), skin, concatenated bind-space mesh (of that skin and its copies),
+ * clips. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -122,6 +124,74 @@ static sinew_result pick_skin(const view_ctx *c, const sinew_model_options *opti
     return r;
 }
 
+/* Skin `skin`'s joint count and inverse bind matrices (16 floats per joint, identity when the
+ * skin has none) in a fresh array. */
+static sinew_result read_ibms(view_ctx *c, int32_t skin, uint32_t *count, float **out,
+                              sinew_error *err)
+{
+    const cJSON *skin_json = io_item(c->doc, IO_SKINS, (uint32_t)skin);
+    *count = (uint32_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(skin_json, "joints"));
+    *out = sinew_alloc(c->a, (size_t)*count * 16 + 1, sizeof **out);
+    if (!*out) return oom(c, err);
+    int32_t ibm_index = json_int(skin_json, "inverseBindMatrices");
+    if (ibm_index < 0) {
+        static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+        for (uint32_t k = 0; k < *count; k++)
+            memcpy(*out + (size_t)k * 16, identity, sizeof identity);
+        return SINEW_OK;
+    }
+    io_accessor acc; /* validated: at least one matrix per joint */
+    sinew_result r = io_accessor_resolve(c->doc, (uint32_t)ibm_index, &acc, err);
+    float *all = r ? NULL : sinew_alloc(c->a, (size_t)acc.count * 16, sizeof *all);
+    if (!r && !all) r = oom(c, err);
+    if (!r) {
+        io_accessor_read_float(&acc, all);
+        memcpy(*out, all, (size_t)*count * 16 * sizeof *all);
+    }
+    sinew_free(c->a, all);
+    if (r) {
+        sinew_free(c->a, *out);
+        *out = NULL;
+    }
+    return r;
+}
+
+/* take[s] = 1 for `skin` and every skin equal to it: the same joint nodes in the same order
+ * with the same inverse bind matrices. Exporters give each mesh of one character its own copy
+ * of the skin (the Quaternius character's four meshes, RobotExpressive's two hands); such
+ * copies skin their meshes exactly as the chosen skin would, with the same joint indices, so
+ * their primitives join the model's mesh unchanged. Matrices may differ by float rounding of a
+ * re-export: entries within 1e-5 relative (of 1 + |entry|) are equal; the copies in the shared
+ * models are bit-identical, and a vertex skinned with matrices 1e-5 off moves 1e-5 of its
+ * distance from the joint, far below anything measured on the surface. Other skins (other
+ * joints or other bind poses) stay out: their indices would mean other joints. */
+static sinew_result merge_skins(view_ctx *c, int32_t skin, uint8_t *take, sinew_error *err)
+{
+    uint32_t skins = io_count(c->doc, IO_SKINS), count, other_count;
+    float *ibm = NULL, *other = NULL;
+    sinew_result r = read_ibms(c, skin, &count, &ibm, err);
+    const cJSON *joints =
+        cJSON_GetObjectItemCaseSensitive(io_item(c->doc, IO_SKINS, (uint32_t)skin), "joints");
+    for (uint32_t s = 0; s < skins && !r; s++) {
+        take[s] = s == (uint32_t)skin;
+        if (take[s]) continue;
+        const cJSON *oj = cJSON_GetObjectItemCaseSensitive(io_item(c->doc, IO_SKINS, s), "joints");
+        if ((uint32_t)cJSON_GetArraySize(oj) != count) continue;
+        int same = 1;
+        for (const cJSON *a = joints->child, *b = oj->child; a && b && same;
+             a = a->next, b = b->next)
+            same = a->valuedouble == b->valuedouble;
+        if (!same || (r = read_ibms(c, (int32_t)s, &other_count, &other, err))) continue;
+        for (size_t i = 0; i < (size_t)count * 16 && same; i++)
+            same = fabsf(ibm[i] - other[i]) <= 1e-5f * (1.0f + fabsf(ibm[i]));
+        sinew_free(c->a, other);
+        other = NULL;
+        take[s] = (uint8_t)same;
+    }
+    sinew_free(c->a, ibm);
+    return r;
+}
+
 static sinew_result build_skeleton(view_ctx *c, int32_t skin, sinew_error *err)
 {
     const sinew_document *doc = c->doc;
@@ -208,32 +278,22 @@ static sinew_result build_skeleton(view_ctx *c, int32_t skin, sinew_error *err)
     }
     sinew_free(c->a, stack);
     /* Skin joints. */
-    const cJSON *skin_json = io_item(doc, IO_SKINS, (uint32_t)skin);
     uint32_t jc = (uint32_t)cJSON_GetArraySize(joints);
     m->skin.gltf_skin = skin;
     m->skin.joints = sinew_alloc(c->a, jc, sizeof *m->skin.joints);
     if (!m->skin.joints) return oom(c, err);
     m->skin.joint_count = jc;
     float *ibm = NULL;
-    int32_t ibm_index = json_int(skin_json, "inverseBindMatrices");
-    if (ibm_index >= 0) {
-        io_accessor acc;
-        sinew_result r = io_accessor_resolve(doc, (uint32_t)ibm_index, &acc, err);
-        if (r) return r;
-        ibm = sinew_alloc(c->a, (size_t)acc.count * 16, sizeof *ibm);
-        if (!ibm) return oom(c, err);
-        io_accessor_read_float(&acc, ibm);
-    }
+    uint32_t ibm_count;
+    sinew_result r = read_ibms(c, skin, &ibm_count, &ibm, err);
+    if (r) return r;
     uint32_t k = 0;
     cJSON_ArrayForEach(j, joints)
     {
         sinew_joint *joint = &m->skin.joints[k];
         joint->node = c->map[(uint32_t)j->valuedouble];
         m->nodes[joint->node].joint = (int32_t)k;
-        if (ibm)
-            memcpy(joint->inverse_bind.m, ibm + (size_t)k * 16, sizeof joint->inverse_bind.m);
-        else
-            joint->inverse_bind = sinew_mat4_identity();
+        memcpy(joint->inverse_bind.m, ibm + (size_t)k * 16, sizeof joint->inverse_bind.m);
         k++;
     }
     sinew_free(c->a, ibm);
@@ -261,8 +321,8 @@ static void *read_attr(view_ctx *c, const cJSON *attrs, const char *key, int as_
     return out;
 }
 
-static sinew_result add_primitive(view_ctx *c, uint32_t node, uint32_t mesh, uint32_t p,
-                                  const cJSON *prim, sinew_error *err)
+static sinew_result add_primitive(view_ctx *c, uint32_t node, int32_t skin, uint32_t mesh,
+                                  uint32_t p, const cJSON *prim, sinew_error *err)
 {
     sinew_mesh *m = &c->model->mesh;
     sinew_primitive_range *range = &m->ranges[m->range_count];
@@ -332,6 +392,7 @@ static sinew_result add_primitive(view_ctx *c, uint32_t node, uint32_t mesh, uin
         range->gltf_mesh = (int32_t)mesh;
         range->gltf_primitive = (int32_t)p;
         range->gltf_node = (int32_t)node;
+        range->gltf_skin = skin;
         range->first_vertex = v0;
         range->vertex_count = vcount;
         range->first_triangle = t0;
@@ -349,7 +410,8 @@ static sinew_result add_primitive(view_ctx *c, uint32_t node, uint32_t mesh, uin
     return r;
 }
 
-static sinew_result build_mesh(view_ctx *c, int32_t skin, sinew_error *err)
+/* The primitives of every node skinned by `skin` or a skin merged with it (take[]). */
+static sinew_result build_mesh(view_ctx *c, int32_t skin, const uint8_t *take, sinew_error *err)
 {
     const sinew_document *doc = c->doc;
     uint64_t verts = 0, tris = 0;
@@ -357,8 +419,8 @@ static sinew_result build_mesh(view_ctx *c, int32_t skin, sinew_error *err)
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < c->node_total; i++) {
             const cJSON *node = node_json(doc, i);
-            int32_t mesh = json_int(node, "mesh");
-            if (json_int(node, "skin") != skin || mesh < 0) continue;
+            int32_t mesh = json_int(node, "mesh"), node_skin = json_int(node, "skin");
+            if (node_skin < 0 || !take[node_skin] || mesh < 0) continue;
             uint32_t p = 0;
             const cJSON *prim;
             cJSON_ArrayForEach(prim,
@@ -368,7 +430,7 @@ static sinew_result build_mesh(view_ctx *c, int32_t skin, sinew_error *err)
                 if (t && pass == 0) {
                     verts += v, tris += t, prims++;
                 } else if (t) {
-                    sinew_result r = add_primitive(c, i, (uint32_t)mesh, p, prim, err);
+                    sinew_result r = add_primitive(c, i, node_skin, (uint32_t)mesh, p, prim, err);
                     if (r) return r;
                 }
                 p++;
@@ -522,15 +584,19 @@ sinew_result sinew_model_from_document(const sinew_document *doc,
     c.map = sinew_alloc(c.a, c.node_total, sizeof *c.map);
     sinew_result r = c.parent && c.map ? SINEW_OK : oom(&c, err);
     int32_t skin = -1;
+    uint8_t *take = NULL;
     if (!r) r = pick_skin(&c, options, &skin, err);
+    if (!r && !(take = sinew_alloc(c.a, io_count(doc, IO_SKINS), sizeof *take))) r = oom(&c, err);
+    if (!r) r = merge_skins(&c, skin, take, err);
     if (!r) r = build_skeleton(&c, skin, err);
-    if (!r) r = build_mesh(&c, skin, err);
+    if (!r) r = build_mesh(&c, skin, take, err);
     if (!r) r = build_clips(&c, err);
     if (!r) {
         sinew_error inner;
         r = sinew_model_update_rest(m, &inner);
         if (r) sinew_error_set(err, r, "%s: skin %d: %s", doc->name, skin, inner.message);
     }
+    sinew_free(c.a, take);
     sinew_free(c.a, c.parent);
     sinew_free(c.a, c.map);
     if (r) {

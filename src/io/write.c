@@ -1,5 +1,6 @@
 /* The writer: the document's JSON unchanged except for buffer layout (all bufferViews repacked
- * into one buffer, 4-byte aligned, indices kept), as GLB or .gltf with one base64 data URI.
+ * into one buffer, 4-byte aligned, indices kept) and the accessors edits released that nothing
+ * uses any more (io_compact), as GLB or .gltf with one base64 data URI.
  * Files are written to a temporary file in the target folder and renamed into place. */
 /* realpath(3) and lstat(2) are XSI / POSIX 2008. */
 #define _XOPEN_SOURCE 700
@@ -54,9 +55,14 @@ static sinew_result pack(const sinew_document *doc, int data_uri, cJSON **out_js
     *out_size = 0;
     cJSON *json = cJSON_Duplicate(doc->root, 1);
     if (!json) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", doc->name);
+    sinew_result r = io_compact(doc, json, err);
+    if (r != SINEW_OK) {
+        cJSON_Delete(json);
+        return r;
+    }
     cJSON *views = cJSON_GetObjectItemCaseSensitive(json, "bufferViews");
     if (!cJSON_IsArray(views)) views = NULL;
-    uint32_t nviews = io_count(doc, IO_BUFFER_VIEWS);
+    const int nviews = cJSON_GetArraySize(views);
     size_t total = 0;
     cJSON *v;
     cJSON_ArrayForEach(v, views)
@@ -135,6 +141,8 @@ sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **o
     size_t bin_size;
     sinew_result r = pack(doc, 0, &json, &bin, &bin_size, err);
     if (r) return r;
+    /* pack writes a buffer exactly when bufferViews are left */
+    const int has_bin = cJSON_GetObjectItemCaseSensitive(json, "buffers") != NULL;
     char *text = cJSON_PrintUnformatted(json);
     cJSON_Delete(json);
     if (!text) {
@@ -143,7 +151,6 @@ sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **o
     }
     size_t jlen = strlen(text), jpad = (jlen + 3) & ~(size_t)3;
     size_t bpad = (bin_size + 3) & ~(size_t)3;
-    int has_bin = io_count(doc, IO_BUFFER_VIEWS) > 0;
     size_t total = 12 + 8 + jpad + (has_bin ? 8 + bpad : 0);
     if (total > UINT32_MAX) {
         free(text);

@@ -1,6 +1,9 @@
 /* Poses: the file's and the neutral pose, clip sampling (glTF 2.0 spec, "Animations",
- * Appendix C interpolation) and local-to-world. Allocation-free; never mutates the model. */
+ * Appendix C interpolation), local-to-world, and which keys a channel needs to play the same
+ * curve. Never mutates the model; only the key reduction allocates (its stack). */
 #include "sinew/model.h"
+
+#include <string.h>
 
 void sinew_pose_file(const sinew_model *model, sinew_transform *pose)
 {
@@ -109,6 +112,124 @@ void sinew_clip_sample(const sinew_model *model, const sinew_clip *clip, float t
             break;
         }
     }
+}
+
+/* How far apart two values of a channel's path are: the angle between rotations (radians,
+ * blind to the quaternion's sign, precise for small angles where acos of a dot product loses
+ * a twentieth of a degree in float), else the Euclidean distance. */
+static double value_distance(sinew_path path, const float *a, const float *b)
+{
+    if (path == SINEW_PATH_ROTATION) {
+        const sinew_quat qa = sinew_quat_normalize(sinew_quat_make(a[0], a[1], a[2], a[3]));
+        const sinew_quat qb = sinew_quat_normalize(sinew_quat_make(b[0], b[1], b[2], b[3]));
+        const sinew_quat d = sinew_quat_mul(sinew_quat_conjugate(qa), qb);
+        const double v = sqrt((double)d.x * d.x + (double)d.y * d.y + (double)d.z * d.z);
+        return 2.0 * atan2(v, fabs((double)d.w));
+    }
+    const double dx = (double)a[0] - b[0], dy = (double)a[1] - b[1], dz = (double)a[2] - b[2];
+    return sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+/* The largest distance, over the keys strictly between a and b, between a key's value and
+ * what a player shows at its time once keys a and b are all that is left of a..b (played
+ * through sample_channel, the interpolation sinew_clip_sample uses); *worst gets that key. */
+static double segment_error(const sinew_channel *ch, uint32_t a, uint32_t b, uint32_t *worst)
+{
+    const uint32_t n = ch->path == SINEW_PATH_ROTATION ? 4 : 3;
+    float times[2] = {ch->times[a], ch->times[b]}, values[8];
+    memcpy(values, &ch->values[(size_t)a * n], n * sizeof *values);
+    memcpy(values + n, &ch->values[(size_t)b * n], n * sizeof *values);
+    sinew_channel seg = *ch;
+    seg.key_count = 2;
+    seg.times = times;
+    seg.values = values;
+    double most = -1;
+    for (uint32_t k = a + 1; k < b; k++) {
+        float v[4];
+        sample_channel(&seg, ch->times[k], v);
+        const double e = value_distance(ch->path, v, &ch->values[(size_t)k * n]);
+        if (e > most) most = e, *worst = k;
+    }
+    return most;
+}
+
+sinew_result sinew_channel_reduce(const sinew_channel *ch, double tolerance,
+                                  const sinew_allocator *allocator, uint8_t *keep, uint32_t *kept,
+                                  sinew_error *err)
+{
+    if (kept) *kept = 0;
+    if (!ch || !keep || !kept || ch->key_count == 0 || !ch->times || !ch->values)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_channel_reduce: no keys");
+    if (ch->interpolation != SINEW_INTERP_LINEAR && ch->interpolation != SINEW_INTERP_STEP)
+        return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
+                               "sinew_channel_reduce: only LINEAR and STEP channels are reduced");
+    if (ch->path <= SINEW_PATH_INVALID || ch->path > SINEW_PATH_SCALE)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_channel_reduce: bad path");
+    if (!(tolerance >= 0) || !isfinite(tolerance))
+        return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
+                               "sinew_channel_reduce: the tolerance %g is not a finite number "
+                               ">= 0",
+                               tolerance);
+    const uint32_t n = ch->key_count;
+    memset(keep, 0, n);
+    keep[0] = keep[n - 1] = 1;
+    if (n <= 2) {
+        *kept = n;
+        return SINEW_OK;
+    }
+    if (ch->interpolation == SINEW_INTERP_STEP) {
+        /* A held value: a key may go while it is within the tolerance of the last kept one,
+         * which a player holds in its place; keeping the first key that is not is the fewest
+         * keys (any kept key before it would hold a value no better). */
+        const uint32_t comps = ch->path == SINEW_PATH_ROTATION ? 4 : 3;
+        uint32_t count = 2;
+        for (uint32_t k = 1, held = 0; k + 1 < n; k++)
+            if (value_distance(ch->path, &ch->values[(size_t)held * comps],
+                               &ch->values[(size_t)k * comps]) > tolerance) {
+                keep[k] = 1;
+                held = k;
+                count++;
+            }
+        *kept = count;
+        return SINEW_OK;
+    }
+    /* Douglas and Peucker (1973), on the played curve: a span whose worst left-out key is off
+     * by more than the tolerance keeps that key and splits there. Every span is one pair of
+     * stack entries and spans never overlap, so n pairs always suffice. */
+    uint32_t *stack = sinew_alloc(allocator, (size_t)n * 2, sizeof *stack);
+    if (!stack) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
+    uint32_t top = 0, count = 2;
+    stack[top++] = 0;
+    stack[top++] = n - 1;
+    while (top) {
+        const uint32_t b = stack[--top], a = stack[--top];
+        if (b - a < 2) continue;
+        uint32_t k = a;
+        if (!(segment_error(ch, a, b, &k) > tolerance)) continue;
+        keep[k] = 1;
+        count++;
+        stack[top++] = a;
+        stack[top++] = k;
+        stack[top++] = k;
+        stack[top++] = b;
+    }
+    sinew_free(allocator, stack);
+    *kept = count;
+    return SINEW_OK;
+}
+
+void sinew_channel_keep(sinew_channel *ch, const uint8_t *keep)
+{
+    const uint32_t comps = ch->path == SINEW_PATH_ROTATION ? 4 : 3;
+    uint32_t w = 0;
+    for (uint32_t k = 0; k < ch->key_count; k++) {
+        if (!keep[k]) continue;
+        ch->times[w] = ch->times[k];
+        memmove(&ch->values[(size_t)w * comps], &ch->values[(size_t)k * comps],
+                comps * sizeof *ch->values);
+        w++;
+    }
+    ch->key_count = w;
 }
 
 void sinew_pose_to_world(const sinew_model *model, const sinew_transform *pose, sinew_mat4 *world)

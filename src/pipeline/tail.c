@@ -558,5 +558,10 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
     }
     r = apply_plan(doc, input, &res->plan, &o, bake, &res->model, res->bakes, err);
     res->baked = r == SINEW_OK && bake && res->plan.chain_count;
+    if (r == SINEW_OK && o.vrm_springs && tail_chains(&res->plan)) {
+        r = sinew_vrm_fit_chain(res->model, o.bake.params, &res->vrm_fit, err);
+        if (r == SINEW_OK) r = sinew_vrm_apply_document(doc, res->model, &res->vrm_fit, err);
+        res->vrm = r == SINEW_OK;
+    }
     return r;
 }

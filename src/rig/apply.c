@@ -6,6 +6,31 @@
 
 #include <string.h>
 
+/* 1 when range i comes from a copy of the model's skin that no earlier range came from. */
+static int copy_skin_first_range(const sinew_model *m, uint32_t i)
+{
+    const sinew_primitive_range *rg = m->mesh.ranges;
+    if (rg[i].gltf_mesh < 0 || rg[i].gltf_skin == m->skin.gltf_skin) return 0;
+    for (uint32_t k = 0; k < i; k++)
+        if (rg[k].gltf_mesh >= 0 && rg[k].gltf_skin == rg[i].gltf_skin) return 0;
+    return 1;
+}
+
+/* Appends `node` to `skin` as joint `expected` (the model's index for the bone). */
+static sinew_result add_joint(sinew_document *doc, int32_t skin, int32_t node,
+                              const sinew_rig_bone *bone, uint32_t expected, sinew_error *err)
+{
+    int32_t joint = -1;
+    sinew_result r =
+        sinew_document_add_skin_joint(doc, skin, node, &bone->inverse_bind, &joint, err);
+    if (r) return r;
+    if (joint != (int32_t)expected)
+        return sinew_error_set(err, SINEW_ERR_INTERNAL,
+                               "tail: skin %d joint %d for %s, expected %u", skin, joint,
+                               bone->name, expected);
+    return SINEW_OK;
+}
+
 sinew_result sinew_rig_apply_document(sinew_document *doc, const sinew_model *m,
                                       const sinew_rig_plan *plan, sinew_error *err)
 {
@@ -32,14 +57,16 @@ sinew_result sinew_rig_apply_document(sinew_document *doc, const sinew_model *m,
             if ((r = sinew_document_add_node(doc, bone->name, parent, bone->local, &nodes[b],
                                              err)) != SINEW_OK)
                 return r;
-            int32_t joint = -1;
-            if ((r = sinew_document_add_skin_joint(doc, m->skin.gltf_skin, nodes[b],
-                                                   &bone->inverse_bind, &joint, err)) != SINEW_OK)
+            /* The model's skin and every copy merged with it (its ranges name them): a mesh
+             * skinned by a copy gets the new joint indices too. */
+            if ((r = add_joint(doc, m->skin.gltf_skin, nodes[b], bone, ch->first_joint + b, err)) !=
+                SINEW_OK)
                 return r;
-            if (joint != (int32_t)(ch->first_joint + b))
-                return sinew_error_set(err, SINEW_ERR_INTERNAL,
-                                       "tail: skin joint %d for %s, expected %u", joint, bone->name,
-                                       ch->first_joint + b);
+            for (uint32_t i = 0; i < m->mesh.range_count; i++)
+                if (copy_skin_first_range(m, i) &&
+                    (r = add_joint(doc, m->mesh.ranges[i].gltf_skin, nodes[b], bone,
+                                   ch->first_joint + b, err)) != SINEW_OK)
+                    return r;
         }
     }
     for (uint32_t i = 0; i < m->mesh.range_count; i++) {

@@ -26,6 +26,7 @@
 
 #include <ctype.h>
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -94,6 +95,45 @@ const char *sinew_rig_verdict_name(sinew_rig_verdict v)
     default:
         return "invalid";
     }
+}
+
+/* H, the size every threshold of the finder is a fraction of: the larger of the body's extent
+ * along up and along the longer principal axis of its footprint (the skin projected on the
+ * ground plane). A box aligned with the file's axes would make H depend on which way the
+ * creature faces: turned 45 degrees about up, the Khronos fox's box shrinks to 0.72 of its
+ * length and the finder took 17% more skin into its tail. A bilaterally symmetric creature's
+ * footprint has its principal axes along and across its symmetry plane, so for the files
+ * that face along an axis (all the shared ones) this is the box's extent. */
+static float body_scale(const sinew_model *m, sinew_vec3 up)
+{
+    const uint32_t n = m->mesh.vertex_count;
+    if (n == 0 || !(sinew_vec3_length(up) > 0.5f)) return m->size.scale;
+    const sinew_vec3 helper =
+        fabsf(up.x) < 0.9f ? sinew_vec3_make(1, 0, 0) : sinew_vec3_make(0, 1, 0);
+    const sinew_vec3 e1 = sinew_vec3_normalize_or(sinew_vec3_cross(up, helper), helper),
+                     e2 = sinew_vec3_cross(up, e1);
+    double mu = 0, mw = 0;
+    for (uint32_t v = 0; v < n; v++)
+        mu += sinew_vec3_dot(m->mesh.positions[v], e1),
+            mw += sinew_vec3_dot(m->mesh.positions[v], e2);
+    mu /= n, mw /= n;
+    double cuu = 0, cuw = 0, cww = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        const double u = sinew_vec3_dot(m->mesh.positions[v], e1) - mu,
+                     w = sinew_vec3_dot(m->mesh.positions[v], e2) - mw;
+        cuu += u * u, cuw += u * w, cww += w * w;
+    }
+    const double angle = 0.5 * atan2(2 * cuw, cuu - cww); /* the major axis of the 2x2 */
+    const sinew_vec3 along = sinew_vec3_add(sinew_vec3_scale(e1, (float)cos(angle)),
+                                            sinew_vec3_scale(e2, (float)sin(angle)));
+    float lo_h = FLT_MAX, hi_h = -FLT_MAX, lo_l = FLT_MAX, hi_l = -FLT_MAX;
+    for (uint32_t v = 0; v < n; v++) {
+        const float h = sinew_vec3_dot(m->mesh.positions[v], up),
+                    l = sinew_vec3_dot(m->mesh.positions[v], along);
+        lo_h = fminf(lo_h, h), hi_h = fmaxf(hi_h, h), lo_l = fminf(lo_l, l), hi_l = fmaxf(hi_l, l);
+    }
+    const float H = fmaxf(hi_h - lo_h, hi_l - lo_l);
+    return isfinite(H) && H > 0 ? H : m->size.scale;
 }
 
 sinew_rig_options rig_options_resolve(const sinew_rig_options *options)
@@ -668,13 +708,14 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
         goto fail;
     }
+    if ((r = sinew_rig_find_landmarks(m, &rep->landmarks, a->regions, err)) != SINEW_OK) goto fail;
+    rep->scale = body_scale(m, rep->landmarks.up);
     /* Weld with a hairline tolerance, not only exact positions: exporters split at UV and
      * normal seams (exact duplicates) and also split material groups with hairline gaps
      * (the Quaternius fox's tail tip floats 0.02% of H off its base; 0.03% joins it without
      * welding a cape sunk into a torso). */
     if ((r = rig_weld_tolerant(a, m, 3e-4f * rep->scale, err)) != SINEW_OK) goto fail;
-    if ((r = sinew_rig_find_landmarks(m, &rep->landmarks, a->regions, err)) != SINEW_OK) goto fail;
-    if ((r = rig_build_segments(a, m, err)) != SINEW_OK) goto fail;
+    if ((r = rig_build_segments(a, m, rep->scale, err)) != SINEW_OK) goto fail;
     for (uint32_t v = 0; v < nv; v++)
         if (a->weld[v] == v)
             rep->vertex_distance[v] =

@@ -43,7 +43,8 @@ float rig_skeleton_distance(const rig_segment *segs, uint32_t count, sinew_vec3 
     return best < FLT_MAX ? sqrtf(best) : FLT_MAX;
 }
 
-sinew_result rig_build_segments(sinew_rig_analysis *a, const sinew_model *m, sinew_error *err)
+sinew_result rig_build_segments(sinew_rig_analysis *a, const sinew_model *m, float H,
+                                sinew_error *err)
 {
     const uint32_t n = m->skin.joint_count;
     a->deforms = sinew_alloc(&a->alloc, n, 1);
@@ -88,7 +89,7 @@ sinew_result rig_build_segments(sinew_rig_analysis *a, const sinew_model *m, sin
         if (tip.x == head.x && tip.y == head.y && tip.z == head.z && dparent[j] >= 0) {
             sinew_vec3 in = sinew_vec3_sub(head, rig_joint_position(m, (uint32_t)dparent[j]));
             float len = sinew_vec3_length(in) / 3.0f;
-            float cap = 0.05f * m->size.scale;
+            float cap = 0.05f * H;
             if (len > cap) len = cap;
             tip = sinew_vec3_madd(head, sinew_vec3_normalize_or(in, sinew_vec3_make(0, 0, 0)), len);
         }

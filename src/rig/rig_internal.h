@@ -67,8 +67,10 @@ typedef struct sinew_rig_analysis {
 
 /* distance.c */
 /* Fills a->deforms and a->segments from the model (segments between deforming joints and
- * their nearest deforming ancestor, a lone end helper, or a short terminal extension). */
-sinew_result rig_build_segments(sinew_rig_analysis *a, const sinew_model *model, sinew_error *err);
+ * their nearest deforming ancestor, a lone end helper, or a short terminal extension, at most 0.05
+ * H). */
+sinew_result rig_build_segments(sinew_rig_analysis *a, const sinew_model *model, float H,
+                                sinew_error *err);
 float rig_segment_distance(const rig_segment *s, sinew_vec3 p);
 /* Distance from p to the nearest of `count` segments. */
 float rig_skeleton_distance(const rig_segment *segs, uint32_t count, sinew_vec3 p);

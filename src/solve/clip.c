@@ -111,6 +111,8 @@ sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
         goto done;
     }
     sinew_solve_frame_times(clip, rate, out->times, F);
+    r = solve_keys_resolve(options, &out->keys, err);
+    if (r != SINEW_OK) goto done;
     /* "Not moving" is the rest pose as a player shows it; errors are against its size. */
     out->diagonal = solve_rest_skin(rig, a, rest);
     if (!(out->diagonal > 0)) out->diagonal = rig->size.diagonal > 0 ? rig->size.diagonal : 1.0;
@@ -180,6 +182,7 @@ sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
     q->mean_error = q->samples ? q->error / (double)q->samples / out->diagonal : 0;
     q->q = q->moved > 0 ? 1.0 - q->error / q->moved : (q->error > 0 ? 0 : 1);
     out->sweeps_per_frame = F ? sweeps / F : 0;
+    r = solve_keys_count(rig, out, a, err);
 
 done:
     sinew_solver_free(solver);

@@ -20,8 +20,10 @@
 void solve_written_clip_free(sinew_clip *clip, const sinew_allocator *alloc)
 {
     if (!clip) return;
-    for (uint32_t c = 0; c < clip->channel_count; c++)
+    for (uint32_t c = 0; c < clip->channel_count; c++) {
+        sinew_free(alloc, clip->channels[c].times);
         sinew_free(alloc, clip->channels[c].values);
+    }
     sinew_free(alloc, clip->channels);
     memset(clip, 0, sizeof *clip);
 }
@@ -41,6 +43,49 @@ static int needs_scale(const sinew_model *rig, const sinew_solve_clip_result *re
     return 0;
 }
 
+/* How far a unit step in node n's local space moves in the world at rest: the largest stretch
+ * of its parent's rest world matrix (1 for a root). The diagonal is a world length, and a
+ * local translation is in the parent's units: under an FBX armature scaled by 100 the same
+ * local step moves a point 100 times as far. `world` is the rest pose's world matrices. */
+static double parent_stretch(const sinew_model *rig, const sinew_mat4 *world, uint32_t n)
+{
+    const int32_t p = rig->nodes[n].parent;
+    if (p < 0) return 1.0;
+    double big = 0;
+    for (int c = 0; c < 3; c++) {
+        const sinew_vec3 axis = sinew_vec3_make(c == 0, c == 1, c == 2);
+        const double len = sinew_vec3_length(sinew_mat4_transform_dir(&world[p], axis));
+        if (len > big) big = len;
+    }
+    return big > 0 ? big : 1.0;
+}
+
+/* The tolerance of channel `ch` (of node n) under res->keys: the diagonal's fraction as a
+ * world length, in the node's local units, for translations; of the node's own largest
+ * scale for scales; radians for rotations. */
+static double key_tolerance(const sinew_model *rig, const sinew_solve_clip_result *res,
+                            const sinew_mat4 *world, const sinew_channel *ch)
+{
+    if (ch->path == SINEW_PATH_ROTATION) return res->keys.rotation;
+    if (ch->path == SINEW_PATH_TRANSLATION)
+        return res->keys.translation * res->diagonal /
+               parent_stretch(rig, world, (uint32_t)ch->node);
+    const sinew_vec3 s = rig->nodes[ch->node].local.scale;
+    double big = fabs(s.x) > fabs(s.y) ? fabs(s.x) : fabs(s.y);
+    if (fabs(s.z) > big) big = fabs(s.z);
+    return res->keys.translation * big;
+}
+
+/* Drops the keys of `ch` a player does not need. `keep` is scratch of key_count flags. */
+static sinew_result reduce_channel(sinew_channel *ch, double tolerance,
+                                   const sinew_allocator *alloc, uint8_t *keep, sinew_error *err)
+{
+    uint32_t kept = 0;
+    sinew_result r = sinew_channel_reduce(ch, tolerance, alloc, keep, &kept, err);
+    if (r == SINEW_OK) sinew_channel_keep(ch, keep);
+    return r;
+}
+
 sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_result *res,
                                 const sinew_allocator *alloc, sinew_clip *out, sinew_error *err)
 {
@@ -49,8 +94,20 @@ sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_r
     if (F == 0 || N != rig->node_count)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "solve: nothing to write");
     out->channels = sinew_alloc(alloc, (size_t)N * 3 + 1, sizeof *out->channels);
-    if (!out->channels)
+    uint8_t *keep = sinew_alloc(alloc, F, 1);
+    sinew_transform *rest = sinew_alloc(alloc, N ? N : 1, sizeof *rest);
+    sinew_mat4 *world = sinew_alloc(alloc, N ? N : 1, sizeof *world);
+    if (!out->channels || !keep || !rest || !world) {
+        sinew_free(alloc, out->channels);
+        sinew_free(alloc, keep);
+        sinew_free(alloc, rest);
+        sinew_free(alloc, world);
+        out->channels = NULL;
         return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "solve: out of memory");
+    }
+    sinew_pose_rest(rig, rest);
+    sinew_pose_to_world(rig, rest, world);
+    sinew_free(alloc, rest);
     out->gltf_animation = -1;
     out->duration = res->times[F - 1];
     for (uint32_t n = 0; n < N; n++) {
@@ -60,16 +117,19 @@ sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_r
             const uint32_t comps = paths[p] == SINEW_PATH_ROTATION ? 4 : 3;
             sinew_channel *ch = &out->channels[out->channel_count];
             ch->values = sinew_alloc(alloc, (size_t)F * comps, sizeof(float));
-            if (!ch->values) {
+            ch->times = sinew_alloc(alloc, F, sizeof(float));
+            out->channel_count++;
+            if (!ch->values || !ch->times) {
                 solve_written_clip_free(out, alloc);
+                sinew_free(alloc, keep);
+                sinew_free(alloc, world);
                 return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "solve: out of memory");
             }
-            out->channel_count++;
             ch->node = (int32_t)n;
             ch->path = paths[p];
             ch->interpolation = SINEW_INTERP_LINEAR;
             ch->key_count = F;
-            ch->times = res->times;
+            memcpy(ch->times, res->times, (size_t)F * sizeof *ch->times);
             for (uint32_t f = 0; f < F; f++) {
                 const sinew_transform *t = &res->poses[(size_t)f * N + n];
                 float *v = &ch->values[(size_t)f * comps];
@@ -81,8 +141,49 @@ sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_r
                     v[0] = x.x, v[1] = x.y, v[2] = x.z;
                 }
             }
+            if (res->keys.all) continue;
+            const sinew_result r =
+                reduce_channel(ch, key_tolerance(rig, res, world, ch), alloc, keep, err);
+            if (r != SINEW_OK) {
+                solve_written_clip_free(out, alloc);
+                sinew_free(alloc, keep);
+                sinew_free(alloc, world);
+                return r;
+            }
         }
     }
+    sinew_free(alloc, keep);
+    sinew_free(alloc, world);
+    return SINEW_OK;
+}
+
+sinew_result solve_keys_resolve(const sinew_solve_options *options, sinew_solve_keys *out,
+                                sinew_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const float t = options ? options->key_translation : 0, d = options ? options->key_degrees : 0;
+    if (!(t >= 0) || !isfinite(t) || !(d >= 0) || !isfinite(d))
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                               "solve: key tolerances must be finite and >= 0 (translation %g, "
+                               "rotation %g degrees)",
+                               (double)t, (double)d);
+    out->all = options && options->all_keys;
+    out->translation = t > 0 ? t : SINEW_SOLVE_KEY_TRANSLATION;
+    out->rotation = (d > 0 ? d : SINEW_SOLVE_KEY_DEGREES) * (SINEW_PI / 180.0);
+    return SINEW_OK;
+}
+
+sinew_result solve_keys_count(const sinew_model *rig, sinew_solve_clip_result *res,
+                              const sinew_allocator *alloc, sinew_error *err)
+{
+    sinew_clip clip;
+    sinew_result r = solve_written_clip(rig, res, alloc, &clip, err);
+    if (r != SINEW_OK) return r;
+    res->keys.frame_keys = (uint64_t)clip.channel_count * res->frame_count;
+    res->keys.written = 0;
+    for (uint32_t c = 0; c < clip.channel_count; c++)
+        res->keys.written += clip.channels[c].key_count;
+    solve_written_clip_free(&clip, alloc);
     return SINEW_OK;
 }
 

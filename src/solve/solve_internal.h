@@ -153,12 +153,19 @@ double solve_rest_skin(const sinew_model *rig, const sinew_allocator *alloc, sin
 
 /* played.c: the clip sinew_solve_write_clip writes for `res` (one source of truth for what is
  * written and what is measured as played): per joint node, LINEAR translation and rotation
- * keys at res->times, and scale keys when a frame's scale differs from the node's own. The
- * channels' times are res->times (borrowed); the rest is allocated through `alloc` and freed
- * by solve_written_clip_free. */
+ * keys at res->times, and scale keys when a frame's scale differs from the node's own, each
+ * track reduced to the keys res->keys asks for. Allocated through `alloc` and freed by
+ * solve_written_clip_free. */
 sinew_result solve_written_clip(const sinew_model *rig, const sinew_solve_clip_result *res,
                                 const sinew_allocator *alloc, sinew_clip *out, sinew_error *err);
 void solve_written_clip_free(sinew_clip *clip, const sinew_allocator *alloc);
+/* The options' key tolerances with defaults (SINEW_ERR_ARGUMENT when negative or not
+ * finite); frame_keys and written stay 0 until solve_keys_count. */
+sinew_result solve_keys_resolve(const sinew_solve_options *options, sinew_solve_keys *out,
+                                sinew_error *err);
+/* Counts the keys of res's written clip into res->keys. */
+sinew_result solve_keys_count(const sinew_model *rig, sinew_solve_clip_result *res,
+                              const sinew_allocator *alloc, sinew_error *err);
 
 /* rotation_only.c: subtree lists (at create), the projection of a cold start onto the
  * rest joint translations, and one parent-to-child sweep. */

@@ -149,16 +149,33 @@ static void test_bake_is_a_function_of_the_model(void **state)
     }
 }
 
+/* The fixture's clip with a channel array of its own (apply_model grows it); returns it for
+ * applied_free. */
+static sinew_channel *own_channels(fixture *fx, const clip_data *d)
+{
+    sinew_channel *own = sinew_alloc(NULL, 2, sizeof *own);
+    memcpy(own, d->channels, 2 * sizeof *own);
+    fx->model.clips[0].channels = own;
+    return own;
+}
+
+/* Frees what apply_model added to the clip of own_channels. */
+static void applied_free(fixture *fx, sinew_channel *own)
+{
+    for (uint32_t c = 2; c < fx->model.clips[0].channel_count; c++) {
+        sinew_free(NULL, fx->model.clips[0].channels[c].times);
+        sinew_free(NULL, fx->model.clips[0].channels[c].values);
+    }
+    sinew_free(NULL, own == fx->model.clips[0].channels ? own : fx->model.clips[0].channels);
+}
+
 static void test_apply_model_plays_the_keys(void **state)
 {
     (void)state;
     static fixture fx;
     static clip_data d;
     build(&fx, &d, 4);
-    /* apply_model grows the clip's channel array: give it one of its own. */
-    sinew_channel *own = sinew_alloc(NULL, 2, sizeof *own);
-    memcpy(own, d.channels, 2 * sizeof *own);
-    fx.model.clips[0].channels = own;
+    sinew_channel *own = own_channels(&fx, &d);
     sinew_bake_track t;
     assert_int_equal(sinew_bake_clip(&fx.model, NULL, 0, NULL, &t, NULL), SINEW_OK);
     assert_int_equal(sinew_bake_apply_model(&fx.model, &t, NULL), SINEW_OK);
@@ -170,12 +187,53 @@ static void test_apply_model_plays_the_keys(void **state)
                                          t.rotations[7 * t.joint_count + j])) > 1 - 1e-6f);
     /* The hips channels are untouched. */
     assert_ptr_equal(fx.model.clips[0].channels[0].values, d.translation);
-    for (uint32_t c = 2; c < fx.model.clips[0].channel_count; c++) {
-        sinew_free(NULL, fx.model.clips[0].channels[c].times);
-        sinew_free(NULL, fx.model.clips[0].channels[c].values);
-    }
-    sinew_free(NULL, own == fx.model.clips[0].channels ? own : fx.model.clips[0].channels);
+    applied_free(&fx, own);
     sinew_bake_track_free(&fx.model, &t);
+}
+
+/* With key_degrees the applied channels keep only the keys a player needs: fewer keys, the
+ * first and last among them (the loop stays closed), and what the model plays at every baked
+ * key time within the tolerance of the key itself. A tolerance below zero is refused. */
+static void test_reduced_keys(void **state)
+{
+    (void)state;
+    static fixture fx;
+    static clip_data d;
+    build(&fx, &d, 4);
+    sinew_channel *own = own_channels(&fx, &d);
+    sinew_bake_options opt = {0};
+    opt.key_degrees = 0.5f;
+    sinew_bake_track t;
+    assert_int_equal(sinew_bake_clip(&fx.model, NULL, 0, &opt, &t, NULL), SINEW_OK);
+    assert_int_equal(sinew_bake_apply_model(&fx.model, &t, NULL), SINEW_OK);
+    uint32_t kept = 0;
+    for (uint32_t c = 2; c < fx.model.clips[0].channel_count; c++) {
+        const sinew_channel *ch = &fx.model.clips[0].channels[c];
+        kept += ch->key_count;
+        assert_float_equal(ch->times[0], t.times[0], 0);
+        assert_float_equal(ch->times[ch->key_count - 1], t.times[t.key_count - 1], 0);
+    }
+    fprintf(stderr, "baked %u keys x %u joints, %u written at 0.5 degree\n", t.key_count,
+            t.joint_count, kept);
+    assert_true(kept < t.key_count * t.joint_count * 3 / 4);
+    sinew_transform pose[FX_MAX_NODES];
+    float worst = 0;
+    for (uint32_t k = 0; k < t.key_count; k++) {
+        sinew_clip_sample(&fx.model, &fx.model.clips[0], t.times[k], pose);
+        for (uint32_t j = 0; j < t.joint_count; j++) {
+            const sinew_quat q = t.rotations[k * t.joint_count + j];
+            const sinew_quat e = sinew_quat_mul(sinew_quat_conjugate(q), pose[t.nodes[j]].rotation);
+            const float angle = 2.0f * atan2f(sqrtf(e.x * e.x + e.y * e.y + e.z * e.z), fabsf(e.w));
+            if (angle > worst) worst = angle;
+        }
+    }
+    assert_true(worst <= 0.5f * (float)(SINEW_PI / 180) * 1.01f);
+    applied_free(&fx, own);
+    sinew_bake_track_free(&fx.model, &t);
+    opt.key_degrees = -1;
+    sinew_error err = {0};
+    assert_int_equal(sinew_bake_clip(&fx.model, NULL, 0, &opt, &t, &err), SINEW_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "key tolerance"));
 }
 
 /* A stray key far beyond the others: the walk's keys, then one at `last` seconds. The old
@@ -224,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_non_looping_starts_settled),
         cmocka_unit_test(test_bake_is_a_function_of_the_model),
         cmocka_unit_test(test_apply_model_plays_the_keys),
+        cmocka_unit_test(test_reduced_keys),
         cmocka_unit_test(test_stray_key_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

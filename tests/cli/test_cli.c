@@ -274,7 +274,7 @@ static sinew_model *make_bar(void)
         mesh->weld[v] = v;
     mesh->range_count = 1;
     mesh->ranges = sinew_alloc(NULL, 1, sizeof *mesh->ranges);
-    mesh->ranges[0] = (sinew_primitive_range){-1, 0, -1, 0, 4, 0, 2};
+    mesh->ranges[0] = (sinew_primitive_range){-1, 0, -1, 0, 4, 0, 2, -1};
 
     m->clip_count = 1;
     m->clips = sinew_alloc(NULL, 1, sizeof *m->clips);

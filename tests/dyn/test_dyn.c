@@ -626,6 +626,11 @@ static void test_many_matches_single(void **state)
     for (int c = 0; c < C; c++) {
         runner_init(&single[c], &o, NULL);
         runner_init(&many[c], &o, NULL);
+        if (c > 0) { /* lanes run chains of one rig: share many[0]'s */
+            sinew_dyn_rig_free(many[c].rig);
+            many[c].rig = many[0].rig;
+            many[c].st = sinew_dyn_state_init(many[0].rig, many[c].mem, sizeof many[c].mem);
+        }
     }
     sinew_dyn_step_job jobs[C];
     float worst = 0, moved = 0;
@@ -677,32 +682,44 @@ static void test_many_matches_single(void **state)
     assert_memory_equal(before, many[0].st, bytes);
     for (int c = 0; c < C; c++) {
         runner_free(&single[c]);
+        if (c > 0) many[c].rig = NULL; /* shared */
         runner_free(&many[c]);
     }
 }
 
-/* The 8-lane step (AVX2, where the CPU has it) and the 4-lane one compute the same IEEE
- * operations per lane: the same bits in the states and the local rotations, through swings,
- * floor contact, the forward plane and the limits, so the machine never changes a result. */
+/* The widths of the one lane step (8 with AVX2 where the CPU has it, 4, and 1, what
+ * sinew_dyn_step_run runs) compute the same IEEE operations per lane: the same bits in the
+ * states and the local rotations, through swings, floor contact, the forward plane and the
+ * limits, so neither the machine nor the entry point changes a result. */
 static void test_lane_widths_agree(void **state)
 {
     (void)state;
-#if defined(SINEW_DYN_LANES8)
+    enum { W = 8, N = 3 }; /* the widths compared: 8, 4, 1 */
+    int widths[N] = {8, 4, 1}, first = 0;
+#if defined(DYN_LANES8)
     if (!__builtin_cpu_supports("avx2")) {
-        print_message("no AVX2 on this CPU: the 8-lane step is never used, nothing to compare\n");
-        return;
+        print_message("no AVX2 on this CPU: the 8-lane step is never used, not compared\n");
+        first = 1;
     }
-    enum { W = 8 };
+#else
+    print_message("the 8-lane step is not built on this target: not compared\n");
+    first = 1;
+#endif
+#if !defined(DYN_VECTORS)
+    print_message("no vector lanes in this build: only width 1 runs\n");
+    first = 2;
+#endif
     static runner r[W];
     fixture_opts o = {.tail_count = 7, .with_end = 1, .tail_dir = {0, -1, -0.4f}};
     for (int k = 0; k < W; k++)
         runner_init(&r[k], &o, NULL);
     const sinew_dyn_rig *rig = r[0].rig;
     size_t bytes = sinew_dyn_state_bytes(rig);
-    static uint64_t wide_mem[W][1024], narrow_mem[W][1024];
-    sinew_dyn_state *wide[W], *narrow[W];
-    static sinew_quat wide_out[W][SINEW_DYN_MAX_JOINTS], narrow_out[W][SINEW_DYN_MAX_JOINTS];
-    sinew_quat *wo[W], *no[W];
+    static uint64_t mem[N][W][1024];
+    static sinew_quat rot[N][W][SINEW_DYN_MAX_JOINTS];
+    sinew_dyn_state *st[N][W];
+    float *chain[N][W];
+    sinew_quat *out[N][W];
     int contacts = 0;
     for (int f = 0; f <= 200; f++) {
         float t = (float)f / 60.0f;
@@ -713,37 +730,47 @@ static void test_lane_widths_agree(void **state)
             motion_violent(t + 0.21f * (float)k, 1, &p, &q);
             p.y -= 0.55f; /* low enough to touch the floor */
             fr[k] = (dyn_frame){p, q, 1.0f};
-            if (f == 0) { /* both copies start from one placed state */
+            if (f == 0) { /* every width starts from one placed state */
                 runner_step(&r[k], p, q, 0);
-                memcpy(wide_mem[k], r[k].st, bytes);
-                memcpy(narrow_mem[k], r[k].st, bytes);
-                wide[k] = (sinew_dyn_state *)(void *)wide_mem[k];
-                narrow[k] = (sinew_dyn_state *)(void *)narrow_mem[k];
-                wo[k] = wide_out[k];
-                no[k] = narrow_out[k];
+                for (int w = 0; w < N; w++) {
+                    memcpy(mem[w][k], r[k].st, bytes);
+                    st[w][k] = (sinew_dyn_state *)(void *)mem[w][k];
+                    chain[w][k] = st[w][k]->data;
+                    out[w][k] = rot[w][k];
+                }
             }
         }
         if (f == 0) continue;
         const float h = rig->params.max_step, floor_y = rig->params.floor_clearance;
-        dyn_substep_lanes8(rig, wide, fr, h, 1, floor_y, wo);
-        dyn_substep_lanes4(rig, narrow, fr, h, 1, floor_y, no);
-        dyn_substep_lanes4(rig, narrow + 4, fr + 4, h, 1, floor_y, no + 4);
+        for (int w = first; w < N; w++)
+            for (int k = 0; k < W; k += widths[w]) {
+#if defined(DYN_LANES8)
+                if (widths[w] == 8) dyn_substep_lanes8(rig, chain[w], fr, h, 1, floor_y, out[w]);
+#endif
+#if defined(DYN_VECTORS)
+                if (widths[w] == 4)
+                    dyn_substep_lanes4(rig, chain[w] + k, fr + k, h, 1, floor_y, out[w] + k);
+#endif
+                if (widths[w] == 1)
+                    dyn_substep_lanes1(rig, chain[w] + k, fr + k, h, 1, floor_y, out[w] + k);
+            }
         for (int k = 0; k < W; k++) {
-            assert_memory_equal(wide[k], narrow[k], bytes);
-            assert_memory_equal(wo[k], no[k], sizeof(sinew_quat) * rig->joint_count);
+            for (int w = first; w + 1 < N; w++) {
+                assert_memory_equal(st[w][k], st[N - 1][k], bytes);
+                assert_memory_equal(out[w][k], out[N - 1][k],
+                                    sizeof(sinew_quat) * rig->joint_count);
+            }
             sinew_vec3 tips[SINEW_DYN_MAX_JOINTS];
-            sinew_dyn_state_get(wide[k], tips, NULL);
+            sinew_dyn_state_get(st[N - 1][k], tips, NULL);
             for (uint32_t i = 0; i < rig->joint_count; i++)
                 contacts += tips[i].y < floor_y + 1e-4f;
         }
     }
-    print_message("8 lanes vs 4 lanes: identical bits over 200 steps, %d tip contacts\n", contacts);
+    print_message("widths %d..1: identical bits over 200 steps, %d tip contacts\n", widths[first],
+                  contacts);
     assert_true(contacts > 100);
     for (int k = 0; k < W; k++)
         runner_free(&r[k]);
-#else
-    print_message("the 8-lane step is not built on this target: nothing to compare\n");
-#endif
 }
 
 /* The step allocates nothing: glibc's heap statistics are the same before and after 2,000

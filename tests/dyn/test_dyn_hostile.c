@@ -193,7 +193,11 @@ static void test_overflowing_state_is_reset(void **state)
             }
         }
     }
-    assert_true(sinew_dyn_lane_width() >= 4);
+#if defined(SINEW_DYN_PORTABLE)
+    assert_int_equal(sinew_dyn_lane_width(), 1); /* the build without lanes: all alone */
+#else
+    assert_true(sinew_dyn_lane_width() >= 4); /* the batches above ran in lanes */
+#endif
     for (int c = 0; c < C; c++) {
         runner_free(&single[c]);
         if (c > 0) many[c].rig = NULL; /* shared */

@@ -1,6 +1,7 @@
 // `sinew convert` round trip of every shared model, checked by the Khronos glTF-Validator:
 // 0 errors where the input had 0 (CesiumMan/RobotExpressive carry errors: then no new error
-// codes), JSON equal to the input's apart from buffer layout, and every bufferView's bytes
+// codes), JSON equal to the input's apart from buffer layout and the skin skeletons sinew
+// repairs on reading (a skeleton that is not a common root of its joints), every bufferView's bytes
 // equal; and the files sinew writes from edits and from a model pass the validator. The
 // shared models part is skipped, saying so, when ../shared/models is absent.
 import validator from 'gltf-validator';
@@ -48,6 +49,23 @@ function stripLayout(json) {
   const j = structuredClone(json);
   delete j.buffers;
   for (const v of j.bufferViews || []) { delete v.buffer; delete v.byteOffset; }
+  return j;
+}
+
+// The one change sinew makes on reading (src/io/repair.c): a skin whose skeleton is not a
+// common root of its joints gets their closest common root, or none when they have none.
+function repairSkeletons(json) {
+  const j = structuredClone(json);
+  const parent = {};
+  (j.nodes || []).forEach((n, i) => (n.children || []).forEach((c) => { parent[c] = i; }));
+  const up = (i) => { const a = []; for (let k = i; k !== undefined; k = parent[k]) a.push(k); return a; };
+  for (const skin of j.skins || []) {
+    if (skin.skeleton === undefined || !skin.joints || !skin.joints.length) continue;
+    const paths = skin.joints.map(up);
+    if (paths.every((a) => a.includes(skin.skeleton))) continue;
+    const common = paths[0].find((k) => paths.every((a) => a.includes(k)));
+    if (common === undefined) delete skin.skeleton; else skin.skeleton = common;
+  }
   return j;
 }
 
@@ -107,7 +125,7 @@ for (const file of files) {
     if (vin.errors === 0 && vout.errors !== 0) fail(`${name} -> ${ext}: ${vout.errors} validator errors (${[...vout.codes]})`);
     if (newCodes.length) fail(`${name} -> ${ext}: new validator error codes ${newCodes}`);
     const pin = parseFile(before), pout = parseFile(after);
-    const a = JSON.stringify(canonical(stripLayout(pin.json)));
+    const a = JSON.stringify(canonical(stripLayout(repairSkeletons(pin.json))));
     const b = JSON.stringify(canonical(stripLayout(pout.json)));
     if (a !== b) fail(`${name} -> ${ext}: JSON differs apart from buffer layout`);
     if ((pout.json.buffers || []).length > 1) fail(`${name} -> ${ext}: more than one buffer`);

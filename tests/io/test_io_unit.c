@@ -284,6 +284,50 @@ static void test_matrix_node_and_skin_choice(void **state)
     sinew_document_free(doc);
 }
 
+/* Meshes on copies of the chosen skin join its mesh; meshes on other skins stay out. */
+static void test_skin_copies(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx);
+    cJSON *skins = cJSON_GetObjectItem(fx.json, "skins"),
+          *nodes = cJSON_GetObjectItem(fx.json, "nodes");
+    /* 1: an exact copy; 2: the same joints in another order; 3: the same joints without
+     * inverse bind matrices (joint 1's differs: identity, not translate(0, -1, 0)). */
+    cJSON_AddItemToArray(skins, cJSON_Parse("{\"joints\":[0,1],\"inverseBindMatrices\":4}"));
+    cJSON_AddItemToArray(skins, cJSON_Parse("{\"joints\":[1,0],\"inverseBindMatrices\":4}"));
+    cJSON_AddItemToArray(skins, cJSON_Parse("{\"joints\":[0,1]}"));
+    for (int s = 1; s <= 3; s++) {
+        char node[64];
+        snprintf(node, sizeof node, "{\"name\":\"copy%d\",\"mesh\":0,\"skin\":%d}", s, s);
+        cJSON_AddItemToArray(nodes, cJSON_Parse(node));
+    }
+    sinew_document *doc = load_fixture(&fx, 1);
+    sinew_model *m = view(doc);
+    assert_int_equal(m->skin.gltf_skin, 0);
+    assert_int_equal(m->mesh.vertex_count, 8);
+    assert_int_equal(m->mesh.range_count, 2);
+    assert_int_equal(m->mesh.ranges[0].gltf_skin, 0);
+    assert_int_equal(m->mesh.ranges[1].gltf_skin, 1);
+    assert_int_equal(m->mesh.ranges[1].gltf_node, 3);
+    assert_int_equal(m->mesh.triangle_count, 4);
+    assert_int_equal(m->mesh.triangles[6], 4); /* the copy's indices are offset */
+    for (uint32_t v = 0; v < 4; v++) {
+        assert_memory_equal(&m->mesh.positions[v], &m->mesh.positions[v + 4], sizeof(sinew_vec3));
+        assert_int_equal(m->mesh.weld[v + 4], v); /* the copy sits on the original */
+    }
+    sinew_model_free(m);
+    /* Chosen by hand, skin 2 takes only its own mesh: 0 and 1 list its joints in another
+     * order. */
+    sinew_model_options opt = {.skin = 2, .skin_is_set = 1};
+    sinew_error err;
+    assert_int_equal(sinew_model_from_document(doc, &opt, &m, &err), SINEW_OK);
+    assert_int_equal(m->mesh.vertex_count, 4);
+    assert_int_equal(m->mesh.ranges[0].gltf_skin, 2);
+    sinew_model_free(m);
+    sinew_document_free(doc);
+}
+
 static sinew_document *reload(const sinew_document *doc, void **bytes, size_t *size)
 {
     sinew_error err = {0};
@@ -512,6 +556,60 @@ static void test_edits(void **state)
     sinew_document_free(doc);
 }
 
+/* The writer drops what edits released and nothing uses: a clip's accessors shared with
+ * another clip stay until that one is replaced too; then they go, with the bufferView only
+ * they used, and every index after them is renumbered. An accessor the file itself left
+ * unused stays, and so does everything in a file naming an extension sinew does not know. */
+static void test_released_dropped(void **state)
+{
+    (void)state;
+    for (int unknown = 0; unknown < 2; unknown++) {
+        fixture fx;
+        fixture_init(&fx);
+        /* "other" plays the same keys (accessors 5 and 6); accessor 7, unused, shares view 6 */
+        cJSON *anims = fx_at(fx.json, "animations");
+        cJSON *other = cJSON_Duplicate(cJSON_GetArrayItem(anims, 0), 1);
+        cJSON_ReplaceItemInObjectCaseSensitive(other, "name", cJSON_CreateString("other"));
+        cJSON_AddItemToArray(anims, other);
+        cJSON *accs = fx_at(fx.json, "accessors");
+        cJSON_AddItemToArray(accs, cJSON_Duplicate(cJSON_GetArrayItem(accs, 6), 1));
+        if (unknown) fx_set(&fx, "", "extensionsUsed", "[\"EXT_mesh_gpu_instancing\"]");
+        sinew_document *doc = load_fixture(&fx, 1);
+        sinew_error err = {0};
+        const float times[2] = {0, 2}, rot[8] = {0, 0, 0, 1, 0, 0, 1, 0};
+        for (int32_t a = 0; a < 2; a++) {
+            assert_int_equal(sinew_document_clear_animation(doc, a, &err), SINEW_OK);
+            assert_int_equal(sinew_document_set_channel(doc, a, 1, SINEW_PATH_ROTATION,
+                                                        SINEW_INTERP_LINEAR, 2, times, rot, &err),
+                             SINEW_OK);
+            void *bytes;
+            size_t size;
+            sinew_document *again = reload(doc, &bytes, &size);
+            free(bytes);
+            /* 8 in the file, 2 new per clip written; once both clips are rewritten, the
+             * wave's old keys (5 and 6) are gone unless an unknown extension is named */
+            const int accessors = cJSON_GetArraySize(fx_at(again->root, "accessors"));
+            const int views = cJSON_GetArraySize(fx_at(again->root, "bufferViews"));
+            const int gone = a == 1 && !unknown ? 2 : 0;
+            fprintf(stderr, "%s, %d clip(s) rewritten: %d accessors, %d bufferViews\n",
+                    unknown ? "unknown extension" : "known extensions", a + 1, accessors, views);
+            assert_int_equal(accessors, 8 + 2 * (a + 1) - gone);
+            assert_int_equal(views, 7 + 2 * (a + 1) - gone / 2); /* view 6 stays: accessor 7 */
+            sinew_model *m = view(again);
+            assert_int_equal(m->clip_count, 2);
+            for (uint32_t c = 0; c < 2; c++) {
+                const sinew_channel *ch = &m->clips[c].channels[0];
+                const int rewritten = (int)c <= a;
+                assert_int_equal(ch->key_count, rewritten ? 2 : 3);
+                assert_float_equal(ch->times[ch->key_count - 1], rewritten ? 2.0f : 1.0f, 0);
+            }
+            sinew_model_free(m);
+            sinew_document_free(again);
+        }
+        sinew_document_free(doc);
+    }
+}
+
 static void test_from_model(void **state)
 {
     (void)state;
@@ -552,6 +650,42 @@ static void test_from_model(void **state)
     sinew_document_free(doc);
 }
 
+/* A skin's skeleton that is not a common root of its joints (IK helpers beside the body, as
+ * the Quaternius animal pack exports them) becomes their closest common root, or goes when
+ * they have none, with a warning each; a right one stays. */
+static void test_skeleton_repair(void **state)
+{
+    (void)state;
+    const char *json =
+        "{\"asset\":{\"version\":\"2.0\"},\"scenes\":[{\"nodes\":[0,4]}],\"nodes\":["
+        "{\"name\":\"Root\",\"children\":[1,3]},{\"name\":\"Body\",\"children\":[2]},"
+        "{\"name\":\"Leg\"},{\"name\":\"IK\"},{\"name\":\"Other\"}],"
+        "\"skins\":[{\"joints\":[1,2,3],\"skeleton\":1},{\"joints\":[2,4],\"skeleton\":2},"
+        "{\"joints\":[1,2],\"skeleton\":1}]}";
+    sinew_document *doc = NULL;
+    sinew_error err = {0};
+    if (sinew_document_load_memory(json, strlen(json), NULL, &doc, &err))
+        fail_msg("%s", err.message);
+    uint32_t found = 0;
+    for (uint32_t w = 0; w < sinew_document_warning_count(doc); w++)
+        found += strstr(sinew_document_warning(doc, w), "not a common root") != NULL;
+    assert_int_equal(found, 2);
+    void *text = NULL;
+    size_t size = 0;
+    assert_int_equal(sinew_document_serialize(doc, "x.gltf", &text, &size, &err), SINEW_OK);
+    cJSON *root = cJSON_ParseWithLength(text, size);
+    const cJSON *skins = cJSON_GetObjectItemCaseSensitive(root, "skins");
+    const cJSON *s0 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(skins, 0), "skeleton");
+    const cJSON *s1 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(skins, 1), "skeleton");
+    const cJSON *s2 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(skins, 2), "skeleton");
+    assert_true(cJSON_IsNumber(s0) && s0->valuedouble == 0); /* Root holds Body and IK */
+    assert_null(s1);                                         /* Leg and Other share none */
+    assert_true(cJSON_IsNumber(s2) && s2->valuedouble == 1); /* right already: kept */
+    cJSON_Delete(root);
+    free(text);
+    sinew_document_free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -561,11 +695,14 @@ int main(void)
         cmocka_unit_test(test_strips_fans_points),
         cmocka_unit_test(test_weights_normalised),
         cmocka_unit_test(test_matrix_node_and_skin_choice),
+        cmocka_unit_test(test_skin_copies),
         cmocka_unit_test(test_quantized),
         cmocka_unit_test(test_passthrough),
         cmocka_unit_test(test_write_deterministic),
         cmocka_unit_test(test_edits),
+        cmocka_unit_test(test_released_dropped),
         cmocka_unit_test(test_from_model),
+        cmocka_unit_test(test_skeleton_repair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

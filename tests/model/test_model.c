@@ -127,6 +127,128 @@ static void test_sampling_interpolations(void **state)
     sinew_model_free(m);
 }
 
+/* The largest distance, over `samples` times spread across the track (keys and between them),
+ * between what a player shows for the full channel and for `keep`'s keys alone: the angle
+ * between rotations, else the Euclidean distance. */
+static double played_gap(sinew_model *m, const sinew_channel *full, const uint8_t *keep)
+{
+    const uint32_t n = full->key_count, comps = full->path == SINEW_PATH_ROTATION ? 4 : 3;
+    float *times = malloc(n * sizeof *times), *values = malloc((size_t)n * comps * sizeof *values);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (keep[i]) {
+            times[k] = full->times[i];
+            memcpy(&values[(size_t)k * comps], &full->values[(size_t)i * comps],
+                   comps * sizeof *values);
+            k++;
+        }
+    sinew_channel reduced = *full;
+    reduced.key_count = k;
+    reduced.times = times;
+    reduced.values = values;
+    sinew_channel one = *full;
+    sinew_clip a = {"Full", -1, full->times[n - 1], 1, &one};
+    sinew_clip b = {"Reduced", -1, full->times[n - 1], 1, &reduced};
+    sinew_transform pa[3], pb[3];
+    double worst = 0;
+    const uint32_t samples = 16 * n;
+    for (uint32_t s = 0; s <= samples; s++) {
+        const float t = full->times[n - 1] * (float)s / (float)samples;
+        sinew_clip_sample(m, &a, t, pa);
+        sinew_clip_sample(m, &b, t, pb);
+        const sinew_transform *x = &pa[full->node], *y = &pb[full->node];
+        double d;
+        if (full->path == SINEW_PATH_ROTATION) {
+            const sinew_quat q = sinew_quat_mul(sinew_quat_conjugate(x->rotation), y->rotation);
+            d = 2.0 * atan2(sqrt((double)q.x * q.x + (double)q.y * q.y + (double)q.z * q.z),
+                            fabs((double)q.w));
+        } else {
+            d = sinew_vec3_distance(x->translation, y->translation);
+        }
+        if (d > worst) worst = d;
+    }
+    free(times);
+    free(values);
+    return worst;
+}
+
+/* Key reduction keeps what a player shows within the tolerance everywhere, between keys as
+ * well as at them, for LINEAR translations, slerped rotations and STEP; first and last keys
+ * stay (a loop stays closed); a track standing still is two keys. */
+static void test_channel_reduce(void **state)
+{
+    (void)state;
+    sinew_model *m = make_arm();
+    enum { N = 240 };
+    float times[N], tv[N * 3], rv[N * 4], still[N * 3];
+    for (int i = 0; i < N; i++) {
+        const float t = (float)i / 24.0f;
+        times[i] = t;
+        /* a slow sway with a pause: moving, held still for a second, moving again */
+        const float u = t < 4 ? t : t < 5 ? 4 : t - 1;
+        tv[i * 3] = sinf(0.7f * u), tv[i * 3 + 1] = 0.3f * cosf(1.3f * u), tv[i * 3 + 2] = 0.1f * u;
+        const sinew_quat q = sinew_quat_from_axis_angle(
+            sinew_vec3_normalize_or(sinew_vec3_make(0.3f, 1, 0.2f * sinf(u)),
+                                    sinew_vec3_make(0, 1, 0)),
+            1.2f * sinf(0.8f * u));
+        rv[i * 4] = q.x, rv[i * 4 + 1] = q.y, rv[i * 4 + 2] = q.z, rv[i * 4 + 3] = q.w;
+        still[i * 3] = 1, still[i * 3 + 1] = 2, still[i * 3 + 2] = 3;
+    }
+    uint8_t keep[N];
+    uint32_t kept = 0;
+    sinew_error err = {0};
+    const struct {
+        sinew_path path;
+        sinew_interpolation interp;
+        float *values;
+        double tolerance;
+    } cases[] = {
+        {SINEW_PATH_TRANSLATION, SINEW_INTERP_LINEAR, tv, 1e-3},
+        {SINEW_PATH_TRANSLATION, SINEW_INTERP_STEP, tv, 0.1},
+        {SINEW_PATH_ROTATION, SINEW_INTERP_LINEAR, rv, 0.1 * SINEW_PI / 180},
+        {SINEW_PATH_ROTATION, SINEW_INTERP_STEP, rv, 5.0 * SINEW_PI / 180},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        sinew_channel ch = {1, cases[c].path, cases[c].interp, N, times, cases[c].values};
+        assert_int_equal(sinew_channel_reduce(&ch, cases[c].tolerance, NULL, keep, &kept, &err),
+                         SINEW_OK);
+        uint32_t count = 0;
+        for (int i = 0; i < N; i++)
+            count += keep[i];
+        const double gap = played_gap(m, &ch, keep);
+        fprintf(stderr, "reduce %s %s: %u of %d keys, played gap %.3g (tolerance %.3g)\n",
+                cases[c].path == SINEW_PATH_ROTATION ? "rotation" : "translation",
+                cases[c].interp == SINEW_INTERP_STEP ? "STEP" : "LINEAR", kept, N, gap,
+                cases[c].tolerance);
+        assert_int_equal(count, kept);
+        assert_true(keep[0] && keep[N - 1]);
+        /* the pause and the smooth stretches must go: at most two thirds of the keys stay */
+        assert_true(kept < 2 * N / 3);
+        assert_true(gap <= cases[c].tolerance * 1.01 + 1e-6);
+        /* a tolerance far tighter keeps more keys */
+        uint32_t tighter = 0;
+        assert_int_equal(
+            sinew_channel_reduce(&ch, cases[c].tolerance / 100, NULL, keep, &tighter, &err),
+            SINEW_OK);
+        assert_true(tighter > kept);
+    }
+    sinew_channel ch = {1, SINEW_PATH_TRANSLATION, SINEW_INTERP_LINEAR, N, times, still};
+    assert_int_equal(sinew_channel_reduce(&ch, 0, NULL, keep, &kept, &err), SINEW_OK);
+    assert_int_equal(kept, 2);
+    assert_true(keep[0] && keep[N - 1]);
+    /* refused: CUBICSPLINE, a tolerance below zero or not a number */
+    ch.interpolation = SINEW_INTERP_CUBICSPLINE;
+    assert_int_equal(sinew_channel_reduce(&ch, 1e-3, NULL, keep, &kept, &err),
+                     SINEW_ERR_UNSUPPORTED);
+    ch.interpolation = SINEW_INTERP_LINEAR;
+    assert_int_equal(sinew_channel_reduce(&ch, -1, NULL, keep, &kept, &err),
+                     SINEW_ERR_INVALID_VALUE);
+    assert_int_equal(sinew_channel_reduce(&ch, NAN, NULL, keep, &kept, &err),
+                     SINEW_ERR_INVALID_VALUE);
+    assert_non_null(strstr(err.message, "tolerance"));
+    sinew_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -134,6 +256,7 @@ int main(void)
         cmocka_unit_test(test_skinning_through_scaled_ancestor),
         cmocka_unit_test(test_weld_joins_equal_positions),
         cmocka_unit_test(test_sampling_interpolations),
+        cmocka_unit_test(test_channel_reduce),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

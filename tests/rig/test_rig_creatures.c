@@ -116,36 +116,53 @@ static void check_kind(sinew_creature_kind kind, int dress_spine)
     sinew_model_free(m);
 }
 
-/* Reversing every triangle's winding (an inside-out export) changes no weight: the rump rule
- * reads surface normals, and takes them outward by the tail's own skin. */
-static void check_winding(sinew_creature_kind kind)
+/* Rigs `kind`, applies `change` to the model, rigs it again; both runs land in rep/plan. */
+typedef void (*model_change)(sinew_model *m, const sinew_rig_report *first);
+static sinew_model *rig_before_and_after(sinew_creature_kind kind, model_change change,
+                                         sinew_rig_report rep[2], sinew_rig_plan plan[2])
 {
     sinew_model *m = NULL;
     sinew_creature_truth truth;
     sinew_error err;
     assert_int_equal(sinew_creature_build(kind, NULL, &m, &truth, &err), SINEW_OK);
-    sinew_rig_report rep[2];
-    sinew_rig_plan plan[2];
+    sinew_creature_truth_free(&truth);
     for (int pass = 0; pass < 2; pass++) {
-        if (pass)
-            for (uint32_t t = 0; t < m->mesh.triangle_count; t++) {
-                uint32_t *ix = &m->mesh.triangles[3 * (size_t)t], k = ix[1];
-                ix[1] = ix[2], ix[2] = k;
-            }
+        if (pass) change(m, &rep[0]);
         assert_int_equal(sinew_rig_find_appendages(m, NULL, &rep[pass], &err), SINEW_OK);
         assert_int_equal(sinew_rig_build_chain(m, NULL, &rep[pass], &plan[pass], &err), SINEW_OK);
     }
+    return m;
+}
+
+static void free_both(sinew_model *m, sinew_rig_report rep[2], sinew_rig_plan plan[2])
+{
+    for (int pass = 0; pass < 2; pass++)
+        sinew_rig_plan_free(&plan[pass]), sinew_rig_report_free(&rep[pass]);
+    sinew_model_free(m);
+}
+
+static void reverse_winding(sinew_model *m, const sinew_rig_report *first)
+{
+    (void)first;
+    for (uint32_t t = 0; t < m->mesh.triangle_count; t++) {
+        uint32_t *ix = &m->mesh.triangles[3 * (size_t)t], k = ix[1];
+        ix[1] = ix[2], ix[2] = k;
+    }
+}
+
+/* Reversing every triangle's winding (an inside-out export) changes no weight: the rump rule
+ * reads surface normals, and takes them outward by the tail's own skin. */
+static void check_winding(sinew_creature_kind kind)
+{
+    sinew_rig_report rep[2];
+    sinew_rig_plan plan[2];
+    sinew_model *m = rig_before_and_after(kind, reverse_winding, rep, plan);
     assert_int_equal(plan[0].chain_count, 1);
     assert_int_equal(plan[1].chain_count, 1);
     const size_t slots = (size_t)m->mesh.vertex_count * SINEW_MAX_INFLUENCES;
     assert_memory_equal(plan[0].joints, plan[1].joints, slots * sizeof *plan[0].joints);
     assert_memory_equal(plan[0].weights, plan[1].weights, slots * sizeof *plan[0].weights);
-    for (int pass = 0; pass < 2; pass++) {
-        sinew_rig_plan_free(&plan[pass]);
-        sinew_rig_report_free(&rep[pass]);
-    }
-    sinew_creature_truth_free(&truth);
-    sinew_model_free(m);
+    free_both(m, rep, plan);
 }
 
 static void test_winding(void **s)
@@ -153,6 +170,58 @@ static void test_winding(void **s)
     (void)s;
     check_winding(SINEW_CREATURE_FOX);
     check_winding(SINEW_CREATURE_MOUSE);
+}
+
+/* Moves the model's bind space by T: skin and skeleton together, the scene graph as it was, so
+ * the creature stands where it stood and only the file's coordinates differ. */
+static void move_bind_space(sinew_model *m, const sinew_mat4 *T)
+{
+    sinew_mat4 Ti;
+    assert_true(sinew_mat4_invert_affine(T, &Ti));
+    for (uint32_t v = 0; v < m->mesh.vertex_count; v++)
+        m->mesh.positions[v] = sinew_mat4_transform_point(T, m->mesh.positions[v]);
+    for (uint32_t j = 0; j < m->skin.joint_count; j++) {
+        m->skin.joints[j].bind = sinew_mat4_mul(T, &m->skin.joints[j].bind);
+        m->skin.joints[j].inverse_bind = sinew_mat4_mul(&m->skin.joints[j].inverse_bind, &Ti);
+    }
+    sinew_model_update_size(m);
+}
+
+/* Turns the creature 45 degrees about up and moves it by a body length, in bind space. */
+static void turn_and_move(sinew_model *m, const sinew_rig_report *first)
+{
+    sinew_transform t = sinew_transform_identity();
+    t.rotation = sinew_quat_from_axis_angle(first->landmarks.up, 0.785398f);
+    t.translation = sinew_vec3_make(first->scale, 0.3f * first->scale, -first->scale);
+    const sinew_mat4 T = sinew_mat4_from_transform(t);
+    move_bind_space(m, &T);
+}
+
+/* The finder does not care which way the creature faces or where it stands: turned 45 degrees
+ * about up and moved by a body length, the same skin is re-weighted (an axis-aligned box as
+ * the size once made H 0.72 of itself there, and the Khronos fox's tail took 17% more skin). */
+static void check_facing(sinew_creature_kind kind)
+{
+    sinew_rig_report rep[2];
+    sinew_rig_plan plan[2];
+    sinew_model *m = rig_before_and_after(kind, turn_and_move, rep, plan);
+    fprintf(stderr, "  %-7s facing: H %.4g / %.4g, re-weighted %u / %u\n",
+            sinew_creature_kind_name(kind), (double)rep[0].scale, (double)rep[1].scale,
+            plan[0].changed_count, plan[1].changed_count);
+    assert_true(fabsf(rep[1].scale - rep[0].scale) <= 1e-3f * rep[0].scale);
+    assert_int_equal(plan[1].chain_count, plan[0].chain_count);
+    uint32_t differ = 0;
+    for (uint32_t v = 0; v < m->mesh.vertex_count; v++)
+        differ += plan[0].changed[v] != plan[1].changed[v];
+    assert_true(differ <= plan[0].changed_count / 100); /* float noise at the border only */
+    free_both(m, rep, plan);
+}
+
+static void test_facing(void **s)
+{
+    (void)s;
+    check_facing(SINEW_CREATURE_FOX);
+    check_facing(SINEW_CREATURE_LIZARD);
 }
 
 static void test_fox(void **s)
@@ -250,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_quiver_dressed),
         cmocka_unit_test(test_rabbit),
         cmocka_unit_test(test_winding),
+        cmocka_unit_test(test_facing),
         cmocka_unit_test(test_landmarks_every_skeleton),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,8 @@
 #include <dirent.h>
 #include <math.h>
 
+#include <cjson/cJSON.h>
+
 #include "sinew/document.h"
 #include "sinew/rig.h"
 
@@ -86,6 +88,17 @@ static sinew_model *load(const char *path, sinew_document **doc)
     return m;
 }
 
+/* Finds the appendages, builds exactly one chain and writes it into the document. */
+static void tail_one_chain(sinew_document *doc, const sinew_model *m, sinew_rig_report *rep,
+                           sinew_rig_plan *plan)
+{
+    sinew_error err;
+    assert_int_equal(sinew_rig_find_appendages(m, NULL, rep, &err), SINEW_OK);
+    assert_int_equal(sinew_rig_build_chain(m, NULL, rep, plan, &err), SINEW_OK);
+    assert_int_equal(plan->chain_count, 1);
+    assert_int_equal(sinew_rig_apply_document(doc, m, plan, &err), SINEW_OK);
+}
+
 static void check_one(const char *dir, const char *name, const char *tmp)
 {
     char in[8800], orig[8800], out[8800];
@@ -106,10 +119,7 @@ static void check_one(const char *dir, const char *name, const char *tmp)
     sinew_rig_report rep;
     sinew_rig_plan plan;
     sinew_error err;
-    assert_int_equal(sinew_rig_find_appendages(m, NULL, &rep, &err), SINEW_OK);
-    assert_int_equal(sinew_rig_build_chain(m, NULL, &rep, &plan, &err), SINEW_OK);
-    assert_int_equal(plan.chain_count, 1);
-    assert_int_equal(sinew_rig_apply_document(doc, m, &plan, &err), SINEW_OK);
+    tail_one_chain(doc, m, &rep, &plan);
     assert_int_equal(sinew_document_write_file(doc, out, &err), SINEW_OK);
     sinew_model *res = load(out, NULL);
     assert_non_null(res);
@@ -211,6 +221,111 @@ static void test_notail_models(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* notail/Fox.glb with a second node showing its mesh through an exact copy of its skin, as
+ * exporters write a character of several meshes: the GLB's JSON gets skins[1] = skins[0] and
+ * a node {mesh, skin: 1} in the scene. */
+static sinew_document *with_skin_copy(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *in = malloc((size_t)size);
+    assert_int_equal(fread(in, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    uint32_t json_len;
+    memcpy(&json_len, in + 12, 4);
+    cJSON *root = cJSON_ParseWithLength((const char *)in + 20, json_len);
+    assert_non_null(root);
+    cJSON *skins = cJSON_GetObjectItem(root, "skins"), *nodes = cJSON_GetObjectItem(root, "nodes");
+    cJSON_AddItemToArray(skins, cJSON_Duplicate(cJSON_GetArrayItem(skins, 0), 1));
+    int mesh = -1;
+    cJSON *n;
+    cJSON_ArrayForEach(n, nodes) if (cJSON_GetObjectItem(n, "skin")) mesh =
+        cJSON_GetObjectItem(n, "mesh")->valueint;
+    assert_true(mesh >= 0);
+    cJSON *copy = cJSON_CreateObject();
+    cJSON_AddNumberToObject(copy, "mesh", mesh);
+    cJSON_AddNumberToObject(copy, "skin", 1);
+    cJSON_AddItemToArray(nodes, copy);
+    cJSON *scene = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "scenes"), 0);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(scene, "nodes"),
+                         cJSON_CreateNumber(cJSON_GetArraySize(nodes) - 1));
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    size_t tl = strlen(text), padded = (tl + 3) & ~(size_t)3, rest = (size_t)size - 20 - json_len;
+    size_t total = 20 + padded + rest;
+    uint8_t *out = malloc(total);
+    memcpy(out, in, 12);
+    uint32_t v = (uint32_t)total;
+    memcpy(out + 8, &v, 4);
+    v = (uint32_t)padded;
+    memcpy(out + 12, &v, 4);
+    memcpy(out + 16, in + 16, 4);
+    memcpy(out + 20, text, tl);
+    memset(out + 20 + tl, ' ', padded - tl);
+    memcpy(out + 20 + padded, in + 20 + json_len, rest);
+    sinew_document *doc = NULL;
+    sinew_error err;
+    if (sinew_document_load_memory(out, total, NULL, &doc, &err))
+        fail_msg("%s with a skin copy: %s", path, err.message);
+    free(text);
+    free(in);
+    free(out);
+    return doc;
+}
+
+/* A tail on a mesh shown through two copies of one skin: the new joints go into both, so the
+ * written file loads through either skin with the same re-weighted influences. */
+static void test_tail_on_skin_copies(void **state)
+{
+    (void)state;
+    const char *dir = test_models_dir();
+    if (!dir) test_skip();
+    char path[1024];
+    test_path(path, sizeof path, dir, "notail/Fox.glb");
+    sinew_document *doc = with_skin_copy(path);
+    sinew_model *m = NULL;
+    sinew_error err;
+    assert_int_equal(sinew_model_from_document(doc, NULL, &m, &err), SINEW_OK);
+    assert_int_equal(m->mesh.range_count, 2);
+    assert_int_equal(m->mesh.ranges[1].gltf_skin, 1);
+    sinew_rig_report rep;
+    sinew_rig_plan plan;
+    tail_one_chain(doc, m, &rep, &plan);
+    void *bytes = NULL;
+    size_t size = 0;
+    assert_int_equal(sinew_document_write_glb_memory(doc, &bytes, &size, &err), SINEW_OK);
+    sinew_document *again = NULL;
+    if (sinew_document_load_memory(bytes, size, NULL, &again, &err))
+        fail_msg("the tailed file does not load: %s", err.message);
+    sinew_model *through[2];
+    for (int s = 0; s < 2; s++) {
+        sinew_model_options opt = {.skin = s, .skin_is_set = 1};
+        if (sinew_model_from_document(again, &opt, &through[s], &err))
+            fail_msg("skin %d: %s", s, err.message);
+        assert_int_equal(through[s]->skin.joint_count,
+                         m->skin.joint_count + plan.chains[0].bone_count);
+    }
+    const sinew_mesh *a = &through[0]->mesh, *b = &through[1]->mesh;
+    assert_int_equal(a->vertex_count, b->vertex_count);
+    size_t slots = (size_t)a->vertex_count * SINEW_MAX_INFLUENCES;
+    assert_memory_equal(a->influence_joints, b->influence_joints, slots * sizeof(uint16_t));
+    uint32_t tail = 0;
+    for (uint32_t v = 0; v < a->vertex_count; v++)
+        tail += a->influence_joints[(size_t)v * SINEW_MAX_INFLUENCES] >= m->skin.joint_count;
+    assert_true(tail > 0);
+    sinew_model_free(through[0]);
+    sinew_model_free(through[1]);
+    sinew_document_free(again);
+    free(bytes);
+    sinew_rig_plan_free(&plan);
+    sinew_rig_report_free(&rep);
+    sinew_model_free(m);
+    sinew_document_free(doc);
+}
+
 /* Pelvis, head and thighs on the shared skeletons: Khronos names, Quaternius names (whose
  * "Hips" is the upper torso on the dinosaurs), and CesiumMan's unnamed joints. */
 static void test_landmarks(void **state)
@@ -290,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_landmarks),
         cmocka_unit_test(test_nothing_to_do),
         cmocka_unit_test(test_notail_models),
+        cmocka_unit_test(test_tail_on_skin_copies),
     };
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -102,6 +102,57 @@ static void test_control(void **state)
     sinew_model_free(m);
 }
 
+/* The written clip keeps the keys a player needs (within the default tolerances) and the
+ * quality as played measures that reduced clip: fewer keys, a little more error, not much;
+ * --keys all (all_keys) writes one key per frame and plays the solve exactly. */
+static void test_reduced_keys(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *m = fixture_creature(&p);
+    sinew_solve_options all_opt = {0}, tight_opt = {0};
+    all_opt.all_keys = 1;
+    tight_opt.key_translation = 1e-7f;
+    tight_opt.key_degrees = 1e-4f;
+    sinew_solve_clip_result reduced, all, tight;
+    solve_or_fail(m, m, NULL, NULL, &reduced);
+    solve_or_fail(m, m, NULL, &all_opt, &all);
+    solve_or_fail(m, m, NULL, &tight_opt, &tight);
+    sinew_solve_quality pr, pa;
+    sinew_error err = {0};
+    assert_int_equal(
+        sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &reduced, NULL, &pr, NULL, &err),
+        SINEW_OK);
+    assert_int_equal(
+        sinew_solve_quality_played(m, &m->clips[0], m, NULL, &all_opt, &all, NULL, &pa, NULL, &err),
+        SINEW_OK);
+    fprintf(stderr,
+            "keys: %llu of %llu written (tight tolerances: %llu); Q as played %.4f%% (every "
+            "frame keyed: %.4f%%), max %.4f%% (%.4f%%) of the diagonal\n",
+            (unsigned long long)reduced.keys.written, (unsigned long long)reduced.keys.frame_keys,
+            (unsigned long long)tight.keys.written, 100 * pr.q, 100 * pa.q, 100 * pr.max_error,
+            100 * pa.max_error);
+    assert_true(all.keys.written == all.keys.frame_keys && all.keys.frame_keys > 0);
+    assert_true(reduced.keys.frame_keys == all.keys.frame_keys);
+    assert_true(reduced.keys.written < all.keys.frame_keys * 3 / 4);
+    assert_true(tight.keys.written > reduced.keys.written);
+    /* what is played is the reduced clip: its error is larger, but bounded */
+    assert_true(pr.error > pa.error);
+    assert_true(pr.q > pa.q - 0.01);
+    assert_true(pr.max_error < 0.005);
+    sinew_solve_clip_result_free(&reduced, NULL);
+    sinew_solve_clip_result_free(&all, NULL);
+    sinew_solve_clip_result_free(&tight, NULL);
+    /* a tolerance below zero is refused by name */
+    sinew_solve_options bad = {0};
+    bad.key_degrees = -1;
+    sinew_solve_clip_result none;
+    assert_int_equal(sinew_solve_clip(m, &m->clips[0], m, NULL, &bad, NULL, &none, &err),
+                     SINEW_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "key tolerances"));
+    sinew_model_free(m);
+}
+
 /* Quality as played sees what the solve's frames do not: solved at 4 frames per second, the
  * control run is exact at its frames, but a player interpolating its keys misses the source's
  * 24 keys per second between them. At every frame of a full-rate solve the two agree. */
@@ -110,18 +161,19 @@ static void test_played_between_frames(void **state)
     (void)state;
     fixture_params p = fixture_default();
     sinew_model *m = fixture_creature(&p);
-    sinew_solve_options opt = {0};
+    sinew_solve_options opt = {0}, every = {0};
     opt.frame_rate = 4;
+    every.all_keys = 1; /* a key at every frame: the reduction's own error is another test's */
     sinew_solve_clip_result coarse, full;
     solve_or_fail(m, m, NULL, &opt, &coarse);
-    solve_or_fail(m, m, NULL, NULL, &full);
+    solve_or_fail(m, m, NULL, &every, &full);
     sinew_solve_quality played_coarse, played_full;
     sinew_error err = {0};
     assert_int_equal(sinew_solve_quality_played(m, &m->clips[0], m, NULL, &opt, &coarse, NULL,
                                                 &played_coarse, NULL, &err),
                      SINEW_OK);
     float *vertex_error = malloc(m->mesh.vertex_count * sizeof *vertex_error);
-    assert_int_equal(sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &full, NULL,
+    assert_int_equal(sinew_solve_quality_played(m, &m->clips[0], m, NULL, &every, &full, NULL,
                                                 &played_full, vertex_error, &err),
                      SINEW_OK);
     fprintf(stderr,
@@ -398,6 +450,98 @@ static void test_shuffled_and_resolution(void **state)
     sinew_model_free(plain);
     sinew_model_free(shuffled);
     sinew_model_free(hires);
+}
+
+/* Appends two horns to the fixture's head: cones of `sides` x 4 vertices rising from the Head
+ * joint, all on the Head (a part the source lacks). */
+static void add_horns(sinew_model *m, uint32_t sides)
+{
+    int32_t head_node = sinew_model_find_node(m, "Head");
+    assert_true(head_node >= 0);
+    uint32_t head = UINT32_MAX;
+    for (uint32_t j = 0; j < m->skin.joint_count; j++)
+        if (m->skin.joints[j].node == head_node) head = j;
+    assert_true(head != UINT32_MAX);
+    const sinew_vec3 at = sinew_mat4_translation(&m->skin.joints[head].bind);
+    const float s = 0.06f * m->size.scale;
+    sinew_mesh *mesh = &m->mesh;
+    const uint32_t V0 = mesh->vertex_count, T0 = mesh->triangle_count, rings = 4;
+    const uint32_t V = V0 + 2 * sides * rings, T = T0 + 2 * 2 * sides * (rings - 1);
+    mesh->positions = realloc(mesh->positions, V * sizeof *mesh->positions);
+    mesh->weld = realloc(mesh->weld, V * sizeof *mesh->weld);
+    mesh->influence_joints =
+        realloc(mesh->influence_joints, (size_t)V * SINEW_MAX_INFLUENCES * sizeof(uint16_t));
+    mesh->influence_weights =
+        realloc(mesh->influence_weights, (size_t)V * SINEW_MAX_INFLUENCES * sizeof(float));
+    mesh->triangles = realloc(mesh->triangles, (size_t)T * 3 * sizeof *mesh->triangles);
+    uint32_t v = V0, t = T0;
+    for (int side = 0; side < 2; side++) {
+        const uint32_t first = v;
+        for (uint32_t r = 0; r < rings; r++)
+            for (uint32_t q = 0; q < sides; q++, v++) {
+                const float a = 6.2831853f * (float)q / (float)sides, h = (float)r / (float)(rings - 1);
+                const float radius = 0.3f * s * (1.0f - 0.8f * h);
+                mesh->positions[v] =
+                    sinew_vec3_make(at.x + (side ? 1 : -1) * (0.5f * s + h * s) + radius * cosf(a),
+                                    at.y + 0.6f * s + 2.0f * h * s, at.z + radius * sinf(a));
+                mesh->weld[v] = v;
+                for (int k = 0; k < SINEW_MAX_INFLUENCES; k++)
+                    mesh->influence_joints[(size_t)v * SINEW_MAX_INFLUENCES +
+                                           k] = (uint16_t)(k ? 0 : head),
+                                           mesh->influence_weights[(size_t)v *
+                                                                       SINEW_MAX_INFLUENCES +
+                                                                   k] = k ? 0.0f : 1.0f;
+            }
+        for (uint32_t r = 0; r + 1 < rings; r++)
+            for (uint32_t q = 0; q < sides; q++) {
+                const uint32_t i0 = first + r * sides + q, i1 = first + r * sides + (q + 1) % sides;
+                uint32_t *tri = &mesh->triangles[(size_t)t * 3];
+                tri[0] = i0, tri[1] = i1, tri[2] = i0 + sides;
+                tri[3] = i1, tri[4] = i1 + sides, tri[5] = i0 + sides;
+                t += 2;
+            }
+    }
+    mesh->vertex_count = V, mesh->triangle_count = T;
+    mesh->ranges[0].vertex_count = V, mesh->ranges[0].triangle_count = T;
+    sinew_model_update_size(m);
+}
+
+/* The same creature, other meshes: the rig's mesh is a coarser copy of the source's surface,
+ * a finer one, or the source's with horns the source lacks (which follow the head, the
+ * nearest source skin). Played Q (keys and midpoints) reaches 99% on each. */
+static void test_other_meshes_of_one_creature(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    sinew_model *src = fixture_creature(&p);
+    fixture_params coarse_p = p, fine_p = p;
+    coarse_p.rings = 5, coarse_p.sides = 7;
+    fine_p.rings = 23, fine_p.sides = 25;
+    sinew_model *targets[3] = {fixture_creature(&coarse_p), fixture_creature(&fine_p),
+                               fixture_creature(&p)};
+    add_horns(targets[2], 9);
+    const char *what[3] = {"decimated copy", "subdivided copy", "copy with horns"};
+    for (int i = 0; i < 3; i++) {
+        sinew_model *rig = targets[i];
+        uint32_t *nearest = malloc(rig->mesh.vertex_count * sizeof *nearest);
+        sinew_correspondence_stats st;
+        sinew_error err = {0};
+        assert_int_equal(sinew_solve_correspond(src, rig, NULL, nearest, &st, &err), SINEW_OK);
+        sinew_solve_clip_result res;
+        solve_or_fail(src, rig, nearest, NULL, &res);
+        sinew_solve_quality played;
+        assert_int_equal(sinew_solve_quality_played(src, &src->clips[0], rig, nearest, NULL, &res,
+                                                    NULL, &played, NULL, &err),
+                         SINEW_OK);
+        fprintf(stderr, "  %-16s %5u vertices: Q as played %.3f%%, mean %.4f%%, max %.3f%%\n",
+                what[i], rig->mesh.vertex_count, 100 * played.q, 100 * played.mean_error,
+                100 * played.max_error);
+        assert_true(played.q >= 0.99);
+        sinew_solve_clip_result_free(&res, NULL);
+        free(nearest);
+        sinew_model_free(rig);
+    }
+    sinew_model_free(src);
 }
 
 /* --max-vertices: a fit on an even subset still reaches zero in the control and the same
@@ -997,10 +1141,12 @@ int main(void)
         cmocka_unit_test(test_horn),
         cmocka_unit_test(test_control),
         cmocka_unit_test(test_played_between_frames),
+        cmocka_unit_test(test_reduced_keys),
         cmocka_unit_test(test_unweighted_root),
         cmocka_unit_test(test_rotation_only_control),
         cmocka_unit_test(test_coarser_and_rotation_only),
         cmocka_unit_test(test_shuffled_and_resolution),
+        cmocka_unit_test(test_other_meshes_of_one_creature),
         cmocka_unit_test(test_max_vertices),
         cmocka_unit_test(test_degenerate_bone),
         cmocka_unit_test(test_bad_input),

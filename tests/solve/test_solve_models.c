@@ -113,6 +113,37 @@ static uint32_t merge_joints(sinew_model *m, const char *into, const char *const
     return moved;
 }
 
+/* Reduced keys on a rig under a scaled armature (FBX2glTF's cow: joints' local translations
+ * are in the armature's units, not the world's): the translation tolerance must be a world
+ * length, so the cow's control Walk as written stays close to the solve, with fewer keys.
+ * Before the tolerance took the armature's scale into account it played Q 90.4%. */
+static void test_reduced_keys_scaled_armature(void **state)
+{
+    (void)state;
+    const char *dir = test_models_dir();
+    if (!dir) test_skip();
+    sinew_document *doc = NULL;
+    sinew_model *cow = NULL;
+    if (!load(dir, "quaternius_Cow.glb", &doc, &cow)) test_skip();
+    const int32_t walk = sinew_model_find_clip(cow, "AnimalArmature|Walk");
+    assert_true(walk >= 0);
+    sinew_solve_clip_result res;
+    solve_ok(cow, &cow->clips[walk], cow, NULL, NULL, &res);
+    sinew_solve_quality played;
+    sinew_error err = {0};
+    assert_int_equal(sinew_solve_quality_played(cow, &cow->clips[walk], cow, NULL, NULL, &res, NULL,
+                                                &played, NULL, &err),
+                     SINEW_OK);
+    fprintf(stderr, "cow control Walk, reduced keys: %llu of %llu, Q as played %.3f%%\n",
+            (unsigned long long)res.keys.written, (unsigned long long)res.keys.frame_keys,
+            100 * played.q);
+    assert_true(res.keys.written < res.keys.frame_keys / 2);
+    assert_true(played.q >= 0.98);
+    sinew_solve_clip_result_free(&res, NULL);
+    sinew_model_free(cow);
+    sinew_document_free(doc);
+}
+
 /* The Khronos fox with its three tail joints merged into one scores below the control and
  * above zero; the rotation-only run keeps every bone length; the written tracks, read back
  * through io, reproduce the solve. */
@@ -134,7 +165,10 @@ static void test_fox_coarse(void **state)
     assert_int_equal(sinew_solve_correspond(fox, coarse, NULL, nearest, &cs, NULL), SINEW_OK);
     sinew_solve_clip_result control, free_res, rot;
     solve_ok(fox, &fox->clips[walk], fox, NULL, NULL, &control);
-    solve_ok(fox, &fox->clips[walk], coarse, nearest, NULL, &free_res);
+    /* keyed at every frame: read back at the frames, the file must be the solve itself */
+    sinew_solve_options every = {0};
+    every.all_keys = 1;
+    solve_ok(fox, &fox->clips[walk], coarse, nearest, &every, &free_res);
     sinew_solve_options opt = {0};
     opt.rotation_only = 1;
     solve_ok(fox, &fox->clips[walk], coarse, nearest, &opt, &rot);
@@ -570,6 +604,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_control_every_model),
+        cmocka_unit_test(test_reduced_keys_scaled_armature),
         cmocka_unit_test(test_fox_coarse),
         cmocka_unit_test(test_fox_shuffled_and_resolution),
         cmocka_unit_test(test_tail_pipeline),

@@ -127,3 +127,128 @@ void bake_cli_print(const sinew_model *model, const sinew_bake_track *summaries)
                    : "");
     }
 }
+
+const char *bake_cli_vrm_help =
+    "  --vrm-springs     also write the chain's springs as VRMC_springBone 1.0 (stiffness,\n"
+    "                    dragForce, gravityPower fitted at 60 fps; hitRadius from the skin;\n"
+    "                    floor and forward plane as extended-collider planes; the bend limit\n"
+    "                    as a cone), so VRM engines swing the tail live; the baked clips stay.\n"
+    "                    Prints the fit and its predicted error (see docs/vrm-springs.md)\n";
+
+static const char *node_name(const sinew_model *m, int32_t node)
+{
+    return node >= 0 && (uint32_t)node < m->node_count && m->nodes[node].name ? m->nodes[node].name
+                                                                              : "-";
+}
+
+void bake_cli_print_vrm(const sinew_model *model, const sinew_vrm_fit *fit)
+{
+    printf("VRM spring bones (VRMC_springBone 1.0), fitted at %.0f per second:\n",
+           (double)SINEW_VRM_RATE);
+    printf("  %-16s %7s %5s %10s %9s %12s %9s\n", "joint", "freq", "zeta", "stiffness", "dragForce",
+           "gravityPower", "hitRadius");
+    for (uint32_t i = 0; i < fit->joint_count; i++) {
+        const sinew_vrm_joint *j = &fit->joints[i];
+        printf("  %s %5.2fHz %5.2f %10.4g %9.4f %12.4g %9.4g\n",
+               safe_text_pad(node_name(model, j->node), 16).s, (double)j->frequency,
+               (double)j->damping_ratio, (double)j->stiffness, (double)j->drag_force,
+               (double)j->gravity_power, (double)j->hit_radius);
+    }
+    printf("  colliders: %s%s%s; bend limit: %s\n", fit->floor ? "floor plane" : "",
+           fit->floor && fit->forward_plane ? ", " : "",
+           fit->forward_plane ? "forward plane at the tail root" : (fit->floor ? "" : "none"),
+           fit->cone_angle > 0 ? "cone" : "none");
+    if (fit->cone_angle > 0)
+        printf("  cone angle %.1f°\n", (double)fit->cone_angle * 180.0 / SINEW_PI);
+    printf("  predicted error on the fit's hip motion (%.0f s): tip direction RMS %.2f° from "
+           "sinew's, %.1f%% of its %.1f° swing\n",
+           (double)SINEW_VRM_FIT_SECONDS, (double)fit->error_degrees, (double)fit->error_percent,
+           (double)fit->swing_degrees);
+    printf("  (the linear match alone: %.2f°; refined with velocity retention x%.2f, stiffness "
+           "x%.2f)\n",
+           (double)fit->linear_error_degrees, (double)fit->retain_scale,
+           (double)fit->stiffness_scale);
+    for (uint32_t i = 0; i < fit->joint_count; i++) {
+        const sinew_vrm_joint *j = &fit->joints[i];
+        if (!j->clamped) continue;
+        printf("  warning: %s: damping %.3g is below the lightest VRM expresses at %.2f Hz "
+               "(%.3g): dragForce clamped to 0, so VRM damps it more than sinew\n",
+               safe_text(node_name(model, j->node)).s, (double)j->damping_ratio,
+               (double)j->frequency, (double)j->min_damping);
+    }
+}
+
+/* A float field of a struct and its JSON key. */
+typedef struct float_field {
+    const char *key;
+    size_t offset;
+} float_field;
+
+/* Adds obj[key] = the float at `offset` in `base`, for each field. */
+static void add_floats(cJSON *obj, const void *base, const float_field *fields, size_t count)
+{
+    for (size_t k = 0; k < count; k++)
+        cJSON_AddNumberToObject(obj, fields[k].key,
+                                *(const float *)((const char *)base + fields[k].offset));
+}
+
+static const float_field joint_fields[] = {
+    {"frequency", offsetof(sinew_vrm_joint, frequency)},
+    {"damping_ratio", offsetof(sinew_vrm_joint, damping_ratio)},
+    {"length", offsetof(sinew_vrm_joint, length)},
+    {"stiffness", offsetof(sinew_vrm_joint, stiffness)},
+    {"drag_force", offsetof(sinew_vrm_joint, drag_force)},
+    {"gravity_power", offsetof(sinew_vrm_joint, gravity_power)},
+    {"hit_radius", offsetof(sinew_vrm_joint, hit_radius)},
+    {"min_damping_ratio", offsetof(sinew_vrm_joint, min_damping)},
+};
+
+static const float_field predicted_fields[] = {
+    {"swing_degrees", offsetof(sinew_vrm_fit, swing_degrees)},
+    {"error_degrees", offsetof(sinew_vrm_fit, error_degrees)},
+    {"error_percent", offsetof(sinew_vrm_fit, error_percent)},
+    {"linear_error_degrees", offsetof(sinew_vrm_fit, linear_error_degrees)},
+    {"retain_scale", offsetof(sinew_vrm_fit, retain_scale)},
+    {"stiffness_scale", offsetof(sinew_vrm_fit, stiffness_scale)},
+};
+
+cJSON *bake_cli_vrm_json(const sinew_model *model, const sinew_vrm_fit *fit)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    cJSON_AddNumberToObject(o, "rate", SINEW_VRM_RATE);
+    cJSON_AddNumberToObject(o, "reference_size", fit->reference_size);
+    cJSON_AddNumberToObject(o, "gravity", fit->gravity);
+    cJSON_AddStringToObject(o, "parent", node_name(model, fit->parent_node));
+    cJSON_AddStringToObject(o, "end", node_name(model, fit->end_node));
+    cJSON *joints = cJSON_AddArrayToObject(o, "joints");
+    for (uint32_t i = 0; i < fit->joint_count; i++) {
+        const sinew_vrm_joint *j = &fit->joints[i];
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "node", node_name(model, j->node));
+        add_floats(x, j, joint_fields, sizeof joint_fields / sizeof *joint_fields);
+        cJSON_AddBoolToObject(x, "damping_clamped", j->clamped);
+        cJSON_AddItemToArray(joints, x);
+    }
+    cJSON_AddBoolToObject(o, "floor_plane", fit->floor);
+    cJSON_AddNumberToObject(o, "floor_height", fit->floor_height);
+    cJSON_AddBoolToObject(o, "forward_plane", fit->forward_plane);
+    cJSON_AddNumberToObject(o, "cone_angle", fit->cone_angle);
+    cJSON *pred = cJSON_AddObjectToObject(o, "predicted");
+    cJSON_AddNumberToObject(pred, "seconds", SINEW_VRM_FIT_SECONDS);
+    cJSON_AddNumberToObject(pred, "frames", fit->frames);
+    add_floats(pred, fit, predicted_fields, sizeof predicted_fields / sizeof *predicted_fields);
+    cJSON *warn = cJSON_AddArrayToObject(o, "warnings");
+    for (uint32_t i = 0; i < fit->joint_count; i++) {
+        const sinew_vrm_joint *j = &fit->joints[i];
+        if (!j->clamped) continue;
+        char text[256];
+        snprintf(text, sizeof text,
+                 "%s: damping %.3g is below the lightest VRM expresses at %.2f Hz (%.3g): "
+                 "dragForce clamped to 0",
+                 node_name(model, j->node), (double)j->damping_ratio, (double)j->frequency,
+                 (double)j->min_damping);
+        cJSON_AddItemToArray(warn, cJSON_CreateString(text));
+    }
+    return o;
+}

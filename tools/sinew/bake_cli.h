@@ -2,7 +2,10 @@
 #ifndef SINEW_BAKE_CLI_H
 #define SINEW_BAKE_CLI_H
 
+#include <cjson/cJSON.h>
+
 #include "sinew/bake.h"
+#include "sinew/vrm.h"
 
 /* Help text for the spring options, to append to a command's usage. */
 extern const char *bake_cli_options_help;
@@ -21,5 +24,15 @@ int bake_cli_check(const char *command, const sinew_dyn_params *params);
 
 /* Prints one line per clip: keys, rate, loop, warm-up passes, seam and swing in degrees. */
 void bake_cli_print(const sinew_model *model, const sinew_bake_track *summaries);
+
+/* Help text for --vrm-springs (both commands take it). */
+extern const char *bake_cli_vrm_help;
+
+/* The VRM fit as a table: per joint, sinew's spring and VRM's fitted parameters, then the
+ * predicted error and a warning per joint whose damping VRM cannot express. */
+void bake_cli_print_vrm(const sinew_model *model, const sinew_vrm_fit *fit);
+
+/* The same as JSON (NULL when out of memory). */
+cJSON *bake_cli_vrm_json(const sinew_model *model, const sinew_vrm_fit *fit);
 
 #endif

@@ -11,7 +11,7 @@
 #include "sinew/document.h"
 
 static const char *usage =
-    "usage: sinew bake IN -o OUT [spring options]\n"
+    "usage: sinew bake IN -o OUT [--key-degrees D] [spring options] [--vrm-springs]\n"
     "\n"
     "Bakes the tail of a file that already has a Tail_1..Tail_K chain (from 'sinew tail'): every\n"
     "clip is simulated with the spring runtime and rotation keys for the Tail_* joints are\n"
@@ -20,7 +20,10 @@ static const char *usage =
     "closes; a non-looping clip starts settled in its first pose. Wing chains (Wing_L_*,\n"
     "Wing_R_*, from 'sinew tail') are baked too, with a wing's stiffer springs, resting as\n"
     "modelled, without floor (the options below set the tail's). No other channel changes.\n"
-    "OUT is .glb, or .gltf when its name says so. IN is never modified.\n\n";
+    "OUT is .glb, or .gltf when its name says so. IN is never modified.\n\n"
+    "  --key-degrees D   each joint keeps only the keys a player needs to play its rotations\n"
+    "                    within D degrees of the track keyed at every step (first and last\n"
+    "                    kept, so loops stay closed); default: every key\n\n";
 
 /* Bakes the Tail_* chain: 1 when there was one, 0 when the model has none, -1 on error. */
 static int bake_tail(sinew_document *doc, sinew_model *model, const sinew_bake_options *options,
@@ -37,6 +40,8 @@ static int bake_tail(sinew_document *doc, sinew_model *model, const sinew_bake_o
 int cmd_bake(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
+    int vrm = 0;
+    float key_degrees = 0;
     sinew_dyn_params params;
     memset(&params, 0, sizeof params);
     for (int i = 1; i < argc; i++) {
@@ -44,10 +49,21 @@ int cmd_bake(int argc, char **argv)
         if (took < 0) return CLI_EXIT_USAGE;
         if (took) continue;
         if (cli_is_help(argv[i])) {
-            printf("%s%s", usage, bake_cli_options_help);
+            printf("%s%s%s", usage, bake_cli_options_help, bake_cli_vrm_help);
             return CLI_EXIT_OK;
+        } else if (!strcmp(argv[i], "--key-degrees")) {
+            const char *v = cli_option_value("bake", argc, argv, &i);
+            if (!v) return CLI_EXIT_USAGE;
+            /* up to 45 degrees: past that nothing of a tail's swing is left to keep */
+            if (!cli_parse_float(v, 0, 45.0f, &key_degrees) || !(key_degrees > 0))
+                return cli_usage_error("bake",
+                                       "--key-degrees needs a number above 0 and at most 45, "
+                                       "not '%s'",
+                                       v);
         } else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
             if (!(out = cli_option_value("bake", argc, argv, &i))) return CLI_EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--vrm-springs")) {
+            vrm = 1;
         } else if (argv[i][0] == '-') {
             return cli_usage_error("bake", "unknown option '%s'", argv[i]);
         } else if (!in) {
@@ -66,6 +82,7 @@ int cmd_bake(int argc, char **argv)
     sinew_bake_track *summaries = NULL;
     int code = CLI_EXIT_OK, tail = 0;
     uint32_t wings = 0;
+    sinew_vrm_fit fit;
     cli_output outs[1] = {{"-o", out, NULL, 0}};
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK ||
         sinew_model_from_document(doc, NULL, &model, &err) != SINEW_OK) {
@@ -77,6 +94,7 @@ int cmd_bake(int argc, char **argv)
     summaries = calloc(model->clip_count + 1, sizeof *summaries);
     sinew_bake_options options = {0};
     options.params = &params;
+    options.key_degrees = key_degrees;
     if (!summaries) {
         sinew_error_set(&err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
         code = cli_report_file("bake", in, &err);
@@ -87,12 +105,15 @@ int cmd_bake(int argc, char **argv)
         /* Neither: the tail's own message (no Tail_1..Tail_K joints) says what is missing. */
         sinew_bake_all(doc, model, &options, NULL, &err);
         code = cli_report_file("bake", in, &err);
-    } else if (sinew_document_serialize(doc, out, &outs[0].data, &outs[0].size, &err) != SINEW_OK) {
+    } else if ((vrm && (sinew_vrm_fit_chain(model, &params, &fit, &err) != SINEW_OK ||
+                        sinew_vrm_apply_document(doc, model, &fit, &err) != SINEW_OK)) ||
+               sinew_document_serialize(doc, out, &outs[0].data, &outs[0].size, &err) != SINEW_OK) {
         code = cli_report_file("bake", in, &err);
     } else if ((code = cli_outputs_write("bake", outs, 1)) == CLI_EXIT_OK) {
         printf("%s: baked %u clips -> %s%s\n", safe_text(in).s, model->clip_count, safe_text(out).s,
                wings ? (tail ? " (tail and wings)" : " (wings)") : "");
         if (tail) bake_cli_print(model, summaries);
+        if (vrm) bake_cli_print_vrm(model, &fit);
     }
 done:
     cli_outputs_free(outs, 1);

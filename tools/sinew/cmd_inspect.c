@@ -335,6 +335,7 @@ static int print_json(const char *file, const doc_facts *facts, const sinew_mode
         const sinew_primitive_range *pr = &model->mesh.ranges[r];
         cJSON *ro = cJSON_CreateObject();
         cJSON_AddNumberToObject(ro, "node", pr->gltf_node);
+        cJSON_AddNumberToObject(ro, "skin", pr->gltf_skin);
         cJSON_AddNumberToObject(ro, "mesh", pr->gltf_mesh);
         cJSON_AddNumberToObject(ro, "primitive", pr->gltf_primitive);
         cJSON_AddNumberToObject(ro, "first_vertex", pr->first_vertex);

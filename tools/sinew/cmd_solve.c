@@ -39,10 +39,18 @@ static void usage(FILE *out)
             "  --rotation-only     keep joint translations at rest (bone lengths exact); the\n"
             "                      table also shows the free solve beside it\n"
             "  --control           solve the source rig against its own clips (no --target):\n"
-            "                      a perfect answer exists, so Q must be ~100%%; with -o its\n"
+            "                      a perfect answer exists, so Q must be ~100%% (with --keys\n"
+            "                      all; reduced keys play within their tolerances); with -o its\n"
             "                      solved clips replace the source's (no --replace needed)\n"
             "  --replace           overwrite target animations that have a source clip's name\n"
             "  --max-vertices N    fit at most N evenly spread vertices (quality uses all)\n"
+            "  --keys reduced|all  reduced (default): each written track keeps only the keys a\n"
+            "                      player needs to play it within the tolerances below of the\n"
+            "                      track keyed at every solved frame (first and last kept, so\n"
+            "                      loops stay closed); all: a key at every solved frame\n"
+            "  --key-translation F translation tolerance, fraction of the diagonal (default\n"
+            "                      1e-4; scales: of the node's own scale)\n"
+            "  --key-degrees D     rotation tolerance in degrees (default 0.01)\n"
             "  --report R.json     per clip and overall numbers, worst frames and vertices\n"
             "  --heatmap H.glb     the target with COLOR_0 = each vertex's worst error over the\n"
             "                      clips: blue 0, red at 3%% of the diagonal or more\n"
@@ -61,7 +69,9 @@ static void usage(FILE *out)
             "all samples and vertices: the share of the surface's motion the rig reproduces.\n"
             "Q, mean and max are as a glTF player shows the written clip (its keys, linearly\n"
             "interpolated), sampled at every key time and midway between keys; \"Q frames\" is\n"
-            "Q of the solve at its own frames only.\n"
+            "Q of the solve at its own frames only. Q, mean and max measure the clip as\n"
+            "written, after the key reduction; \"keys\" is the keys written over all tracks\n"
+            "and \"of\" the keys one per solved frame would take.\n"
             "Errors are percentages of the target mesh's bind-space box diagonal.\n\n"
             "exit codes: 0 ok, 1 bad input file (or meshes that do not overlap), 2 bad usage,\n"
             "3 internal error or an output could not be written\n");
@@ -76,9 +86,9 @@ static double now_seconds(void)
 
 typedef struct clip_run {
     const sinew_clip *clip;
-    sinew_solve_clip_result res;  /* the written solve */
-    sinew_solve_clip_result free; /* --rotation-only: the free solve beside it */
-    sinew_solve_quality played;   /* res as a player shows the written clip */
+    sinew_solve_clip_result res;     /* the written solve */
+    sinew_solve_clip_result free;    /* --rotation-only: the free solve beside it */
+    sinew_solve_quality played;      /* res as a player shows the written clip */
     sinew_solve_quality played_free; /* free, the same way */
     float *vertex_error; /* res->vertex_count: each vertex's worst error as played, model units */
     int has_free;
@@ -89,9 +99,11 @@ typedef struct clip_run {
 static void print_row(const char *name, const char *mode, const sinew_solve_clip_result *r,
                       const sinew_solve_quality *played, double seconds)
 {
-    printf("%s %-8s %6u %8.1f %9.3f%% %11.4f %11.4f %9.3f%% %9.1f\n", safe_text_pad(name, 20).s,
-           mode, r->frame_count, r->sweeps_per_frame, 100.0 * played->q, 100.0 * played->mean_error,
-           100.0 * played->max_error, 100.0 * r->quality.q, seconds * 1e3);
+    printf("%s %-8s %6u %8.1f %9.3f%% %11.4f %11.4f %9.3f%% %8llu %8llu %9.1f\n",
+           safe_text_pad(name, 20).s, mode, r->frame_count, r->sweeps_per_frame, 100.0 * played->q,
+           100.0 * played->mean_error, 100.0 * played->max_error, 100.0 * r->quality.q,
+           (unsigned long long)r->keys.written, (unsigned long long)r->keys.frame_keys,
+           seconds * 1e3);
 }
 
 /* The `count` largest entries of values[n] (indices, descending). */
@@ -135,6 +147,13 @@ static cJSON *json_clip(const sinew_solve_clip_result *r, const sinew_solve_qual
     cJSON_AddNumberToObject(o, "frames", r->frame_count);
     cJSON_AddNumberToObject(o, "sweeps_per_frame", r->sweeps_per_frame);
     cJSON_AddNumberToObject(o, "max_sweeps", r->max_sweeps);
+    cJSON *keys = cJSON_AddObjectToObject(o, "keys");
+    cJSON_AddBoolToObject(keys, "all", r->keys.all);
+    cJSON_AddNumberToObject(keys, "translation_tolerance", r->keys.translation);
+    cJSON_AddNumberToObject(keys, "rotation_tolerance_degrees",
+                            r->keys.rotation * 180.0 / SINEW_PI);
+    cJSON_AddNumberToObject(keys, "written", (double)r->keys.written);
+    cJSON_AddNumberToObject(keys, "one_per_frame", (double)r->keys.frame_keys);
     cJSON_AddItemToObject(o, "quality", json_quality(played));
     cJSON_AddItemToObject(o, "quality_at_frames", json_quality(&r->quality));
     cJSON *worst = cJSON_AddObjectToObject(o, "worst");
@@ -236,8 +255,9 @@ int cmd_solve(int argc, char **argv)
 {
     const char *source_path = NULL, *target_path = NULL, *out_path = NULL, *clips_arg = NULL,
                *report_path = NULL, *heatmap_path = NULL;
-    int rotation_only = 0, control = 0, replace = 0, no_align = 0;
+    int rotation_only = 0, control = 0, replace = 0, no_align = 0, all_keys = 0, keys_given = 0;
     unsigned long max_vertices = 0;
+    float key_translation = 0, key_degrees = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (cli_is_help(a)) {
@@ -271,7 +291,26 @@ int cmd_solve(int argc, char **argv)
             replace = 1;
         else if (!strcmp(a, "--no-align"))
             no_align = 1;
-        else if (!strcmp(a, "--max-vertices")) {
+        else if (!strcmp(a, "--keys")) {
+            const char *v = cli_option_value(CMD, argc, argv, &i);
+            if (!v) return CLI_EXIT_USAGE;
+            if (keys_given++) return cli_usage_error(CMD, "option --keys given twice");
+            if (!strcmp(v, "all"))
+                all_keys = 1;
+            else if (strcmp(v, "reduced"))
+                return cli_usage_error(CMD, "--keys is 'reduced' or 'all', not '%s'", v);
+        } else if (!strcmp(a, "--key-translation") || !strcmp(a, "--key-degrees")) {
+            const int deg = !strcmp(a, "--key-degrees");
+            const char *v = cli_option_value(CMD, argc, argv, &i);
+            if (!v) return CLI_EXIT_USAGE;
+            float *dst = deg ? &key_degrees : &key_translation;
+            /* Up to a tenth of the diagonal or 45 degrees: beyond that nothing of the motion
+             * is left to keep. */
+            if (*dst > 0) return cli_usage_error(CMD, "option %s given twice", a);
+            if (!cli_parse_float(v, 0, deg ? 45.0f : 0.1f, dst) || !(*dst > 0))
+                return cli_usage_error(CMD, "%s needs a number above 0 and at most %s, not '%s'", a,
+                                       deg ? "45" : "0.1", v);
+        } else if (!strcmp(a, "--max-vertices")) {
             const char *v = cli_option_value(CMD, argc, argv, &i);
             if (!v) return CLI_EXIT_USAGE;
             if (!cli_parse_uint(v, 3, UINT32_MAX, &max_vertices))
@@ -288,6 +327,9 @@ int cmd_solve(int argc, char **argv)
     if (!control && !target_path)
         return cli_usage_error(CMD, "--target is required (or --control)");
     if (!control && !out_path) return cli_usage_error(CMD, "-o OUT.glb is required");
+    if (all_keys && (key_translation > 0 || key_degrees > 0))
+        return cli_usage_error(CMD, "--keys all keeps every frame: drop --key-translation and "
+                                    "--key-degrees");
     const char *rig_path = control ? source_path : target_path;
     cli_output outs[3] = {{"-o", out_path, NULL, 0},
                           {"--heatmap", heatmap_path, NULL, 0},
@@ -409,6 +451,9 @@ int cmd_solve(int argc, char **argv)
     opt.rotation_only = rotation_only;
     opt.max_vertices = (uint32_t)max_vertices;
     opt.alignment = cs.aligned ? &cs.alignment : NULL;
+    opt.all_keys = all_keys;
+    opt.key_translation = key_translation;
+    opt.key_degrees = key_degrees;
     sinew_solve_options free_opt = opt;
     free_opt.rotation_only = 0;
     runs = calloc(nchosen, sizeof *runs);
@@ -438,8 +483,8 @@ int cmd_solve(int argc, char **argv)
     else if (!cs.identity)
         printf("correspondence: mean nearest %.4f%%, max %.4f%% of the diagonal\n",
                100.0 * cs.mean_distance / diag, 100.0 * cs.max_distance / diag);
-    printf("%-20s %-8s %6s %8s %10s %11s %11s %10s %9s\n", "clip", "solve", "frames", "sweeps/f",
-           "Q", "mean %diag", "max %diag", "Q frames", "time ms");
+    printf("%-20s %-8s %6s %8s %10s %11s %11s %10s %8s %8s %9s\n", "clip", "solve", "frames",
+           "sweeps/f", "Q", "mean %diag", "max %diag", "Q frames", "keys", "of", "time ms");
     sinew_solve_quality all, all_free;
     memset(&all, 0, sizeof all);
     memset(&all_free, 0, sizeof all_free);

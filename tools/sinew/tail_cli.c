@@ -51,7 +51,10 @@ const char *tail_cli_options_help =
     "  --no-bake          copy the clips unchanged (by default a chain's motion is simulated\n"
     "                     with the spring runtime and baked into every clip, as 'sinew bake'\n"
     "                     does: see the spring options below)\n"
-    "  --no-check         skip the do-no-harm check\n";
+    "  --no-check         skip the do-no-harm check\n"
+    "  --vrm-springs      also write the chain's springs as VRMC_springBone 1.0, fitted at 60\n"
+    "                     fps, so VRM engines swing the tail live (the baked clips stay);\n"
+    "                     prints the fit and its predicted error (docs/vrm-springs.md)\n";
 
 void tail_cli_options_init(tail_cli_options *o)
 {
@@ -100,6 +103,8 @@ int tail_cli_parse_option(const char *command, int argc, char **argv, int *i, ta
         o->job.no_bake = 1;
     } else if (!strcmp(a, "--no-check")) {
         o->job.no_guard = 1;
+    } else if (!strcmp(a, "--vrm-springs")) {
+        o->job.vrm_springs = 1;
     } else {
         return 0;
     }
@@ -238,6 +243,8 @@ static cJSON *report_json(const sinew_tail_result *run, const char *in, const ch
         cJSON_AddItemToObject(o, "body_after", tail_cli_stretch_json(&g->body_after));
         cJSON_AddItemToArray(clips, o);
     }
+    if (run->vrm)
+        cJSON_AddItemToObject(root, "vrm_springs", bake_cli_vrm_json(run->model, &run->vrm_fit));
     return root;
 }
 
@@ -373,6 +380,7 @@ void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
                : run->bakes ? "tail motion baked into every clip:"
                             : "wing motion baked into every clip");
     if (run->baked && run->bakes) bake_cli_print(run->model, run->bakes);
+    if (run->vrm) bake_cli_print_vrm(run->model, &run->vrm_fit);
     if (run->guarded) print_check(run);
 }
 
