@@ -110,6 +110,22 @@ sinew_result sinew_bake_all(sinew_document *doc, sinew_model *model,
                             const sinew_bake_options *options, sinew_bake_track *summaries,
                             sinew_error *err);
 
+/* Bakes a wing chain (`chain`, as sinew_bake_clip takes it) over every clip with a wing's
+ * springs: stiffer than a tail's (3 Hz at the root, 2 at the tip, damping 0.8), resting as
+ * modelled (the modelled curve, no carry, no gravity), with no floor and no forward plane; the
+ * other fields of options->params (bend limits, steps) apply. Applied to `doc` (when not NULL)
+ * and to the model, as sinew_bake_all does. */
+sinew_result sinew_bake_wing(sinew_document *doc, sinew_model *model,
+                             const sinew_dyn_chain_desc *chain, const sinew_bake_options *options,
+                             sinew_error *err);
+
+/* Bakes every wing chain the model has by name (Wing_L_1 .. Wing_L_K with Wing_L_End, and the
+ * same for R, as `sinew tail` names them) with sinew_bake_wing; *chains gets how many (0: no
+ * wing, not an error). */
+sinew_result sinew_bake_wings(sinew_document *doc, sinew_model *model,
+                              const sinew_bake_options *options, uint32_t *chains,
+                              sinew_error *err);
+
 #ifdef __cplusplus
 }
 #endif

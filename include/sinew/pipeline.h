@@ -56,7 +56,8 @@ typedef struct sinew_tail_result {
     sinew_rig_plan plan;
     sinew_model *model;              /* the edited document's model (NULL when nothing changed) */
     int baked;                       /* 1 when clips were baked */
-    sinew_bake_track *bakes;         /* model->clip_count summaries when baked */
+    sinew_bake_track *bakes;         /* model->clip_count summaries of the tail's bake, when
+                                        baked and a tail was chained (wings only: NULL) */
     int guarded;                     /* 1 when the check ran */
     sinew_rig_root_blend root_blend; /* the root blend the check kept (it tries both) */
     /* Per root blend (indexed by sinew_rig_root_blend): edge samples over the root's zone,

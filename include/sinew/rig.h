@@ -133,7 +133,9 @@ typedef enum sinew_rig_verdict {
     SINEW_RIG_VERDICT_SKIPPED, /* would have been chained; the user said to leave it */
     SINEW_RIG_VERDICT_BUMP,    /* at the pelvis but too short for a tail: unchanged */
     SINEW_RIG_VERDICT_SHEET,   /* a sheet, not a tube (a cape, a flap): unchanged */
-    SINEW_RIG_VERDICT_MERGED   /* merged into another piece (fur over skin) */
+    SINEW_RIG_VERDICT_MERGED,  /* merged into another piece (fur over skin) */
+    SINEW_RIG_VERDICT_WING     /* broad and flat, on the shoulders, upper back or an arm, one
+                                  of a mirrored pair: gets a chain along its span (wing.c) */
 } sinew_rig_verdict;
 
 /* Short lower-case name of a verdict ("chain", "body", ...). Never NULL. */
@@ -173,6 +175,8 @@ typedef struct sinew_rig_piece {
                                     that move it, before (file units) */
     float distance_after;        /* the same after the chain/rigid/dress step (equals before
                                     for pieces left unchanged) */
+    int32_t wing_partner;        /* WING pieces: the mirrored wing of the pair, else -1 */
+    int wing_side;               /* WING pieces: +1 left (Wing_L_*), -1 right (Wing_R_*) */
 } sinew_rig_piece;
 
 typedef struct sinew_rig_report {
@@ -216,7 +220,9 @@ typedef struct sinew_rig_chain {
     uint32_t bone_count; /* K + 1 (Tail_End last, unweighted) */
     sinew_rig_bone bones[SINEW_RIG_MAX_SEGMENTS + 1];
     uint32_t first_joint; /* skin joint index the first bone will get (joints are appended) */
-    int32_t parent_joint; /* skin joint the chain hangs from (the pelvis unless told) */
+    int32_t parent_joint; /* skin joint the chain hangs from (the pelvis unless told; a wing's
+                             torso joint nearest its root) */
+    int wing;             /* 0 a tail; +1 a left wing, -1 a right wing (WING pieces) */
 } sinew_rig_chain;
 
 /* The edit: new bones and the complete new influence arrays (unchanged vertices copied
@@ -233,7 +239,7 @@ typedef struct sinew_rig_plan {
     sinew_allocator allocator;
 } sinew_rig_plan;
 
-/* Builds the chains and weights for every CHAIN, RIGID and DRESSED piece of `report` (from
+/* Builds the chains and weights for every CHAIN, WING, RIGID and DRESSED piece of `report` (from
  * sinew_rig_find_appendages on the same model and options) and fills the pieces'
  * length, segments, radius and distance_after. At most 4 influences per changed vertex,
  * normalised; on a tie the chain bone comes before the pelvis. Free with

@@ -29,6 +29,30 @@ void sinew_tail_result_free(sinew_tail_result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Chains of the plan that are tails (the rest are wings). */
+static uint32_t tail_chains(const sinew_rig_plan *plan)
+{
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < plan->chain_count; c++)
+        n += plan->chains[c].wing == 0;
+    return n;
+}
+
+/* Bakes a wing chain of the plan (its bones found by the names it gave them) with a wing's
+ * springs. */
+static sinew_result bake_wing(sinew_document *doc, sinew_model *model, const sinew_rig_chain *chain,
+                              const sinew_bake_options *options, sinew_error *err)
+{
+    int32_t nodes[SINEW_RIG_MAX_SEGMENTS + 1];
+    for (uint32_t b = 0; b < chain->bone_count; b++)
+        if ((nodes[b] = sinew_model_find_node(model, chain->bones[b].name)) < 0)
+            return sinew_error_set(err, SINEW_ERR_INTERNAL, "wings: %s is not in the model",
+                                   chain->bones[b].name);
+    const uint32_t links = chain->bone_count - 1; /* the last bone is the unweighted end */
+    const sinew_dyn_chain_desc desc = {nodes, links, nodes[links]};
+    return sinew_bake_wing(doc, model, &desc, options, err);
+}
+
 /* Edits `doc` with `plan` (bones, weights, a note), rebuilds its model into *model and, when
  * `bake` and there is a chain, bakes every clip into both (summaries into `bakes`). */
 static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
@@ -39,17 +63,21 @@ static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
     sinew_result r = sinew_rig_apply_document(doc, input, plan, err);
     if (r == SINEW_OK) {
         char note[200];
-        snprintf(note, sizeof note, "%u chain(s) (%s%s), %u vertices re-weighted, mode %s",
-                 plan->chain_count, plan->chain_count ? plan->chains[0].bones[0].name : "-",
-                 plan->chain_count ? "..Tail_End" : "", plan->changed_count,
+        const sinew_rig_chain *first = plan->chain_count ? &plan->chains[0] : NULL;
+        snprintf(note, sizeof note, "%u chain(s) (%s%s%s), %u vertices re-weighted, mode %s",
+                 plan->chain_count, first ? first->bones[0].name : "-", first ? ".." : "",
+                 first ? first->bones[first->bone_count - 1].name : "", plan->changed_count,
                  o->rig.mode == SINEW_RIG_MODE_RIGID ? "rigid" : "chain");
         r = sinew_document_set_note(doc, "tail", note, err);
     }
     /* The model is rebuilt from the edited document, so the new joints carry their document
      * node indices and the bake writes into exactly what will be saved. */
     if (r == SINEW_OK) r = sinew_model_from_document(doc, NULL, model, err);
-    if (r == SINEW_OK && bake && plan->chain_count)
+    /* The tail chain (found by name) and each wing with its own springs. */
+    if (r == SINEW_OK && bake && tail_chains(plan))
         r = sinew_bake_all(doc, *model, &o->bake, bakes, err);
+    for (uint32_t c = 0; r == SINEW_OK && bake && c < plan->chain_count; c++)
+        if (plan->chains[c].wing) r = bake_wing(doc, *model, &plan->chains[c], &o->bake, err);
     return r;
 }
 
@@ -506,11 +534,13 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
             res->plan.chain_count = 0;
             for (uint32_t p = 0; p < res->report.piece_count; p++) {
                 sinew_rig_piece *pc = &res->report.pieces[p];
-                if (pc->verdict != SINEW_RIG_VERDICT_CHAIN) continue;
-                pc->verdict = SINEW_RIG_VERDICT_SKIPPED;
+                if (pc->verdict != SINEW_RIG_VERDICT_CHAIN && pc->verdict != SINEW_RIG_VERDICT_WING)
+                    continue;
                 snprintf(pc->reason, sizeof pc->reason,
-                         "a tail, but its chain left the skin around its root worse than the "
-                         "input on some clip: dropped, unchanged");
+                         "a %s, but its chain left the skin around its root worse than the "
+                         "input on some clip: dropped, unchanged",
+                         pc->verdict == SINEW_RIG_VERDICT_WING ? "wing" : "tail");
+                pc->verdict = SINEW_RIG_VERDICT_SKIPPED;
             }
         }
         sinew_document_free(trial);
@@ -521,14 +551,14 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
         if (res->plan.chain_count == 0 && res->plan.changed_count == 0) return SINEW_OK;
     }
     /* The result, on the caller's document. */
-    if (bake && res->plan.chain_count) {
+    if (bake && tail_chains(&res->plan)) {
         res->bakes = sinew_alloc(&res->allocator, input->clip_count + 1, sizeof *res->bakes);
         if (!res->bakes)
             return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
     }
     r = apply_plan(doc, input, &res->plan, &o, bake, &res->model, res->bakes, err);
-    res->baked = r == SINEW_OK && res->bakes != NULL;
-    if (r == SINEW_OK && o.vrm_springs && res->plan.chain_count) {
+    res->baked = r == SINEW_OK && bake && res->plan.chain_count;
+    if (r == SINEW_OK && o.vrm_springs && tail_chains(&res->plan)) {
         r = sinew_vrm_fit_chain(res->model, o.bake.params, &res->vrm_fit, err);
         if (r == SINEW_OK) r = sinew_vrm_apply_document(doc, res->model, &res->vrm_fit, err);
         res->vrm = r == SINEW_OK;

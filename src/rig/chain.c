@@ -81,10 +81,15 @@ static void write_slots(uint16_t *joints, float *weights, const uint32_t *j, con
 }
 
 static void bone_name(const sinew_model *m, char *out, size_t size, uint32_t chain, uint32_t b,
-                      uint32_t K)
+                      uint32_t K, int wing)
 {
     char base[SINEW_RIG_NAME_MAX - 8];
-    if (b == K)
+    const char *side = wing > 0 ? "L" : "R";
+    if (wing && b == K)
+        snprintf(base, sizeof base, "Wing_%s_End", side);
+    else if (wing)
+        snprintf(base, sizeof base, "Wing_%s_%u", side, b + 1);
+    else if (b == K)
         snprintf(base, sizeof base, chain ? "Tail%u_End" : "Tail_End", chain + 1);
     else if (chain)
         snprintf(base, sizeof base, "Tail%u_%u", chain + 1, b + 1);
@@ -110,6 +115,29 @@ static sinew_vec3 centre_at(const rig_run *run, float g, sinew_vec3 fallback)
         prev = s;
     }
     return prev ? prev->centre : fallback;
+}
+
+uint32_t rig_chain_segment_count(float L, float segment)
+{
+    const long kr = lroundf(L / segment);
+    return (uint32_t)(kr < 3 ? 3 : (kr > SINEW_RIG_MAX_SEGMENTS ? SINEW_RIG_MAX_SEGMENTS : kr));
+}
+
+void rig_chain_joints(const rig_run *run, const sinew_rig_piece *pc, float L, uint32_t K,
+                      sinew_vec3 *J)
+{
+    J[0] = pc->root;
+    for (uint32_t b = 1; b <= K; b++) {
+        float g = b < K ? L * (1.0f - (float)b / (float)K) : 0.25f * L / (float)K;
+        J[b] = centre_at(run, g, pc->tip);
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        sinew_vec3 old[SINEW_RIG_MAX_SEGMENTS + 1];
+        memcpy(old, J, (K + 1) * sizeof *J);
+        for (uint32_t b = 1; b < K; b++)
+            J[b] = sinew_vec3_add(sinew_vec3_scale(old[b], 0.5f),
+                                  sinew_vec3_scale(sinew_vec3_add(old[b - 1], old[b + 1]), 0.25f));
+    }
 }
 
 /* Axial position along the piece's chain, 0 at the root and 1 at the tip, per representative
@@ -148,7 +176,7 @@ static int owned_by_appendage(const sinew_rig_report *rep, uint32_t x)
     if (owner == UINT32_MAX) return 0;
     const sinew_rig_verdict v = rep->pieces[owner].verdict;
     return v == SINEW_RIG_VERDICT_CHAIN || v == SINEW_RIG_VERDICT_RIGID ||
-           v == SINEW_RIG_VERDICT_DRESSED;
+           v == SINEW_RIG_VERDICT_DRESSED || v == SINEW_RIG_VERDICT_WING;
 }
 
 /* The body skin bordering piece p: vertices outside every chained, rigid or dressed piece
@@ -324,7 +352,8 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
     const int32_t default_parent = a->chain_parent;
     uint32_t nchains = 0;
     for (uint32_t p = 0; p < rep->piece_count; p++)
-        if (rep->pieces[p].verdict == SINEW_RIG_VERDICT_CHAIN) nchains++;
+        nchains += rep->pieces[p].verdict == SINEW_RIG_VERDICT_CHAIN ||
+                   rep->pieces[p].verdict == SINEW_RIG_VERDICT_WING;
     plan->vertex_count = nv;
     plan->joints = sinew_alloc(al, slots, sizeof *plan->joints);
     plan->weights = sinew_alloc(al, slots, sizeof *plan->weights);
@@ -359,10 +388,11 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
     uint32_t seg_count = a->segment_count;
     for (uint32_t j = 0; j < nj; j++)
         jp[j] = rig_joint_position(m, j);
-    uint32_t next_joint = nj;
+    uint32_t next_joint = nj, tails = 0;
     for (uint32_t p = 0; p < rep->piece_count; p++) {
         sinew_rig_piece *pc = &rep->pieces[p];
-        const int chain = pc->verdict == SINEW_RIG_VERDICT_CHAIN;
+        const int chain =
+            pc->verdict == SINEW_RIG_VERDICT_CHAIN || pc->verdict == SINEW_RIG_VERDICT_WING;
         const int rigid = pc->verdict == SINEW_RIG_VERDICT_RIGID;
         const int dressed = pc->verdict == SINEW_RIG_VERDICT_DRESSED;
         if (!chain && !rigid && !dressed) continue;
@@ -381,25 +411,17 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
         }
         const rig_run *run = &a->runs.items[a->piece_runs[p]];
         const float L = pc->length, blend = opt.blend_width;
-        long kr = lroundf(L / (opt.segment_fraction * rep->scale));
-        const uint32_t K =
-            (uint32_t)(kr < 3 ? 3 : (kr > SINEW_RIG_MAX_SEGMENTS ? SINEW_RIG_MAX_SEGMENTS : kr));
-        pc->segments = K;
+        const int wing = pc->verdict == SINEW_RIG_VERDICT_WING ? pc->wing_side : 0;
         sinew_vec3 J[SINEW_RIG_MAX_SEGMENTS + 1];
-        J[0] = pc->root;
-        for (uint32_t b = 1; b <= K; b++) {
-            float g = b < K ? L * (1.0f - (float)b / (float)K) : 0.25f * L / (float)K;
-            J[b] = centre_at(run, g, pc->tip);
+        const uint32_t K = wing ? rig_wing_joints(a, m, rep, p, opt.segment_fraction, J)
+                                : rig_chain_segment_count(L, opt.segment_fraction * rep->scale);
+        if (!wing) rig_chain_joints(run, pc, L, K, J);
+        pc->segments = K;
+        const int32_t parent = wing ? rig_wing_parent(a, m, pc) : default_parent;
+        if (parent < 0) {
+            r = sinew_error_set(err, SINEW_ERR_INTERNAL, "wings: no torso joint for the chain");
+            goto fail;
         }
-        for (int pass = 0; pass < 2; pass++) {
-            sinew_vec3 old[SINEW_RIG_MAX_SEGMENTS + 1];
-            memcpy(old, J, sizeof old);
-            for (uint32_t b = 1; b < K; b++)
-                J[b] =
-                    sinew_vec3_add(sinew_vec3_scale(old[b], 0.5f),
-                                   sinew_vec3_scale(sinew_vec3_add(old[b - 1], old[b + 1]), 0.25f));
-        }
-        const int32_t parent = default_parent;
         /* Bones: the parent's bind frame with J_b as origin. */
         sinew_rig_chain *ch = &plan->chains[plan->chain_count];
         memset(ch, 0, sizeof *ch);
@@ -407,11 +429,12 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
         ch->bone_count = K + 1;
         ch->first_joint = next_joint;
         ch->parent_joint = parent;
+        ch->wing = wing;
         const sinew_mat4 *Wp = &m->skin.joints[parent].bind;
         sinew_mat4 prev_inv = m->skin.joints[parent].inverse_bind;
         for (uint32_t b = 0; b <= K; b++) {
             sinew_rig_bone *bone = &ch->bones[b];
-            bone_name(m, bone->name, sizeof bone->name, plan->chain_count, b, K);
+            bone_name(m, bone->name, sizeof bone->name, tails, b, K, wing);
             bone->parent = b == 0 ? m->skin.joints[parent].node : -(int32_t)b;
             bone->head = J[b];
             sinew_mat4 W = *Wp;
@@ -468,6 +491,7 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
             goto fail;
         next_joint += K + 1;
         plan->chain_count++;
+        tails += !wing;
     }
     /* What changed, and the weighted distance after. */
     for (uint32_t v = 0; v < nv; v++) {
@@ -481,7 +505,7 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
     for (uint32_t p = 0; p < rep->piece_count; p++) {
         sinew_rig_piece *pc = &rep->pieces[p];
         if (pc->verdict != SINEW_RIG_VERDICT_CHAIN && pc->verdict != SINEW_RIG_VERDICT_RIGID &&
-            pc->verdict != SINEW_RIG_VERDICT_DRESSED)
+            pc->verdict != SINEW_RIG_VERDICT_DRESSED && pc->verdict != SINEW_RIG_VERDICT_WING)
             continue;
         uint32_t count = 0;
         for (uint32_t v = 0; v < nv; v++)

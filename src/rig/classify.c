@@ -90,6 +90,8 @@ const char *sinew_rig_verdict_name(sinew_rig_verdict v)
         return "sheet";
     case SINEW_RIG_VERDICT_MERGED:
         return "merged";
+    case SINEW_RIG_VERDICT_WING:
+        return "wing";
     default:
         return "invalid";
     }
@@ -181,9 +183,7 @@ static int at_pelvis(uint8_t region)
     return region == SINEW_RIG_REGION_PELVIS || region == SINEW_RIG_REGION_THIGH;
 }
 
-/* Where along the spine polyline (pelvis, spine joints, head) the point p projects: 0 at the
- * pelvis, 1 at the head. */
-static float spine_fraction(const sinew_model *m, const sinew_rig_landmarks *lm, sinew_vec3 p)
+float rig_spine_fraction(const sinew_model *m, const sinew_rig_landmarks *lm, sinew_vec3 p)
 {
     sinew_vec3 pts[SINEW_RIG_MAX_SPINE + 2];
     uint32_t n = 0;
@@ -262,7 +262,7 @@ static int hangs_from_pelvis(const sinew_rig_analysis *a, const sinew_model *m,
     if (pc->attach_region != SINEW_RIG_REGION_SPINE || rep->landmarks.pelvis < 0) return 0;
     sinew_vec3 d =
         sinew_vec3_normalize_or(sinew_vec3_sub(pc->tip, pc->root), sinew_vec3_make(0, 0, 0));
-    return spine_fraction(m, &rep->landmarks, pc->root) <= LOWER_SPINE &&
+    return rig_spine_fraction(m, &rep->landmarks, pc->root) <= LOWER_SPINE &&
            sinew_vec3_dot(d, rep->landmarks.up) < POINTS_UP;
 }
 
@@ -731,6 +731,7 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
     merge_overlapping(a, rep);
     rep->rigged_tail = find_rigged_tail(a, m);
     decide(a, m, &opt, rep, tail_from);
+    if ((r = rig_find_wings(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
     if ((r = find_riders(a, m, rep, err)) != SINEW_OK) goto fail;
     a->chain_parent = tail_from >= 0 ? tail_from : rep->landmarks.pelvis;
     if ((r = own_vertices(a, m, rep, err)) != SINEW_OK) goto fail;

@@ -127,6 +127,29 @@ void rig_runs_free(rig_runs *runs);
 /* qsort comparator for floats, ascending. */
 int rig_compare_floats(const void *x, const void *y);
 
+/* classify.c: where along the spine polyline (pelvis, spine joints, head) p projects: 0 at the
+ * pelvis, 1 at the head. */
+float rig_spine_fraction(const sinew_model *m, const sinew_rig_landmarks *lm, sinew_vec3 p);
+
+/* chain.c: K = clamp(round(L / segment), 3, SINEW_RIG_MAX_SEGMENTS). */
+uint32_t rig_chain_segment_count(float L, float segment);
+/* The K + 1 joints along a run of length L (see chain.c): J[0] the root section's centre. */
+void rig_chain_joints(const rig_run *run, const sinew_rig_piece *pc, float L, uint32_t K,
+                      sinew_vec3 *J);
+
+/* wing.c: marks mirrored pairs of broad, flat pieces on the shoulders, upper back or arms as
+ * SINEW_RIG_VERDICT_WING (after the tail verdicts, before riders and ownership); one the
+ * options' skip_pieces list is SKIPPED. */
+sinew_result rig_find_wings(const sinew_rig_analysis *a, const sinew_model *m,
+                            const sinew_rig_options *opt, sinew_rig_report *rep, sinew_error *err);
+/* The joint a wing's chain hangs from: the torso joint at or above its attachment. */
+int32_t rig_wing_parent(const sinew_rig_analysis *a, const sinew_model *m,
+                        const sinew_rig_piece *pc);
+/* A wing's chain joints, the exact mirror image of its partner's; returns K. */
+uint32_t rig_wing_joints(const sinew_rig_analysis *a, const sinew_model *m,
+                         const sinew_rig_report *rep, uint32_t p, float segment_fraction,
+                         sinew_vec3 *J);
+
 /* Options with defaults filled in. */
 sinew_rig_options rig_options_resolve(const sinew_rig_options *options);
 

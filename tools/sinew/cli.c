@@ -282,21 +282,30 @@ char *cli_json_text(cJSON *root, cli_json_style style)
     return text;
 }
 
-static int name_has_tail(const char *name)
+/* 1 when `name` contains `word` in any case. */
+static int name_has(const char *name, const char *word)
 {
-    for (const char *p = name; p && *p; p++)
-        if (tolower((unsigned char)p[0]) == 't' && tolower((unsigned char)p[1]) == 'a' &&
-            tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'l')
-            return 1;
+    const size_t n = strlen(word);
+    for (const char *p = name; p && *p; p++) {
+        size_t k = 0;
+        while (k < n && p[k] && tolower((unsigned char)p[k]) == tolower((unsigned char)word[k]))
+            k++;
+        if (k == n) return 1;
+    }
     return 0;
 }
 
 uint32_t cli_mark_tail_skin(const sinew_model *model, uint8_t *mask)
 {
+    return cli_mark_named_skin(model, "tail", mask);
+}
+
+uint32_t cli_mark_named_skin(const sinew_model *model, const char *word, uint8_t *mask)
+{
     int32_t *joints = calloc(model->skin.joint_count + 1, sizeof *joints);
     uint32_t n = 0;
     for (uint32_t j = 0; joints && j < model->skin.joint_count; j++)
-        if (name_has_tail(model->nodes[model->skin.joints[j].node].name)) joints[n++] = (int32_t)j;
+        if (name_has(model->nodes[model->skin.joints[j].node].name, word)) joints[n++] = (int32_t)j;
     sinew_metrics_dominated_by(model, joints, n, mask);
     free(joints);
     return n;

@@ -107,5 +107,7 @@ char *cli_json_print(const cJSON *root);
 /* Tail skin by name: mask[v] = 1 where v's dominant joint is named with "tail" in any case
  * (Tail_1, b_Tail01, Tail3). Returns how many tail joints the skin has. */
 uint32_t cli_mark_tail_skin(const sinew_model *model, uint8_t *mask);
+/* The same for joints whose name contains `word` (any case): "wing" for Wing_L_1, Wing2.R. */
+uint32_t cli_mark_named_skin(const sinew_model *model, const char *word, uint8_t *mask);
 
 #endif

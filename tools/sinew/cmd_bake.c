@@ -17,11 +17,25 @@ static const char *usage =
     "clip is simulated with the spring runtime and rotation keys for the Tail_* joints are\n"
     "written into that same animation at the clip's own rate (at least 30 per second). A\n"
     "looping clip runs silently until the tail's state returns to where it began, so the loop\n"
-    "closes; a non-looping clip starts settled in its first pose. No other channel changes.\n"
+    "closes; a non-looping clip starts settled in its first pose. Wing chains (Wing_L_*,\n"
+    "Wing_R_*, from 'sinew tail') are baked too, with a wing's stiffer springs, resting as\n"
+    "modelled, without floor (the options below set the tail's). No other channel changes.\n"
     "OUT is .glb, or .gltf when its name says so. IN is never modified.\n\n"
     "  --key-degrees D   each joint keeps only the keys a player needs to play its rotations\n"
     "                    within D degrees of the track keyed at every step (first and last\n"
     "                    kept, so loops stay closed); default: every key\n\n" CLI_MESHOPT_HELP "\n";
+
+/* Bakes the Tail_* chain: 1 when there was one, 0 when the model has none, -1 on error. */
+static int bake_tail(sinew_document *doc, sinew_model *model, const sinew_bake_options *options,
+                     sinew_bake_track *summaries, sinew_error *err)
+{
+    sinew_dyn_rig *rig = NULL;
+    sinew_result r = sinew_dyn_rig_create(model, NULL, options->params, NULL, &rig, err);
+    sinew_dyn_rig_free(rig);
+    if (r == SINEW_ERR_NOT_FOUND) return 0;
+    if (r != SINEW_OK) return -1;
+    return sinew_bake_all(doc, model, options, summaries, err) == SINEW_OK ? 1 : -1;
+}
 
 int cmd_bake(int argc, char **argv)
 {
@@ -68,7 +82,8 @@ int cmd_bake(int argc, char **argv)
     sinew_document *doc = NULL;
     sinew_model *model = NULL;
     sinew_bake_track *summaries = NULL;
-    int code = CLI_EXIT_OK;
+    int code = CLI_EXIT_OK, tail = 0;
+    uint32_t wings = 0;
     sinew_vrm_fit fit;
     cli_output outs[1] = {{"-o", out, NULL, 0}};
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK ||
@@ -85,15 +100,22 @@ int cmd_bake(int argc, char **argv)
     if (!summaries) {
         sinew_error_set(&err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
         code = cli_report_file("bake", in, &err);
-    } else if (sinew_bake_all(doc, model, &options, summaries, &err) != SINEW_OK ||
-               (vrm && (sinew_vrm_fit_chain(model, &params, &fit, &err) != SINEW_OK ||
+    } else if ((tail = bake_tail(doc, model, &options, summaries, &err)) < 0 ||
+               sinew_bake_wings(doc, model, &options, &wings, &err) != SINEW_OK) {
+        code = cli_report_file("bake", in, &err);
+    } else if (!tail && !wings) {
+        /* Neither: the tail's own message (no Tail_1..Tail_K joints) says what is missing. */
+        sinew_bake_all(doc, model, &options, NULL, &err);
+        code = cli_report_file("bake", in, &err);
+    } else if ((vrm && (sinew_vrm_fit_chain(model, &params, &fit, &err) != SINEW_OK ||
                         sinew_vrm_apply_document(doc, model, &fit, &err) != SINEW_OK)) ||
                sinew_document_serialize_with(doc, out, &wopt, &outs[0].data, &outs[0].size, &err) !=
                    SINEW_OK) {
         code = cli_report_file("bake", in, &err);
     } else if ((code = cli_outputs_write("bake", outs, 1)) == CLI_EXIT_OK) {
-        printf("%s: baked %u clips -> %s\n", safe_text(in).s, model->clip_count, safe_text(out).s);
-        bake_cli_print(model, summaries);
+        printf("%s: baked %u clips -> %s%s\n", safe_text(in).s, model->clip_count, safe_text(out).s,
+               wings ? (tail ? " (tail and wings)" : " (wings)") : "");
+        if (tail) bake_cli_print(model, summaries);
         if (vrm) bake_cli_print_vrm(model, &fit);
     }
 done:

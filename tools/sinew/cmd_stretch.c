@@ -14,7 +14,7 @@
 #include "sinew/metrics.h"
 
 static const char *usage =
-    "usage: sinew stretch FILE [--clip NAME] [--samples N] [--json | --compare]\n"
+    "usage: sinew stretch FILE [--clip NAME] [--samples N] [--part WORD] [--json | --compare]\n"
     "\n"
     "Edge stretch over a clip: for every mesh edge, the ratio of its skinned length to its bind\n"
     "length at N evenly spaced moments (default 24). Tail edges (both ends dominated by a joint\n"
@@ -22,6 +22,8 @@ static const char *usage =
     "for normal skinning distortion. An edge above 1.5 or below 0.67 counts as torn.\n"
     "\n"
     "  --clip NAME    one clip (default: every clip)\n"
+    "  --part WORD    report the edges of joints whose name contains WORD (any case) instead\n"
+    "                 of \"tail\": --part wing for wings (Wing_L_1, Wing2.R)\n"
     "  --samples N    moments per clip, 1..10000 (default 24)\n"
     "  --json         print JSON instead of the table\n"
     "  --compare      run the tail pipeline in memory and print the comparison rows: the tail\n"
@@ -40,7 +42,7 @@ static void print_row(const char *label, const sinew_stretch_stats *s)
 
 int cmd_stretch(int argc, char **argv)
 {
-    const char *file = NULL, *clip_name = NULL;
+    const char *file = NULL, *clip_name = NULL, *part = "tail";
     unsigned long samples = 24;
     int json = 0, compare = 0;
     for (int i = 1; i < argc; i++) {
@@ -55,6 +57,9 @@ int cmd_stretch(int argc, char **argv)
             if (!cli_parse_uint(v, 1, 10000, &samples))
                 return cli_usage_error(
                     "stretch", "--samples wants a whole number from 1 to 10000, not '%s'", v);
+        } else if (!strcmp(argv[i], "--part")) {
+            if (!(part = cli_option_value("stretch", argc, argv, &i))) return CLI_EXIT_USAGE;
+            if (!part[0]) return cli_usage_error("stretch", "--part wants a word, not ''");
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
         } else if (!strcmp(argv[i], "--compare")) {
@@ -98,13 +103,15 @@ int cmd_stretch(int argc, char **argv)
         return cli_report_file("stretch", file, &err);
     }
     uint8_t *tail = calloc(model->mesh.vertex_count + 1, 1);
-    uint32_t tail_joints = tail ? cli_mark_tail_skin(model, tail) : 0;
+    uint32_t tail_joints = tail ? cli_mark_named_skin(model, part, tail) : 0;
     cJSON *root = cJSON_CreateObject(), *clips = cJSON_AddArrayToObject(root, "clips");
     cJSON_AddStringToObject(root, "file", file);
     cJSON_AddNumberToObject(root, "tail_joints", tail_joints);
     if (!json) {
-        printf("%s: %u tail joints%s\n", safe_text(file).s, tail_joints,
-               tail_joints ? "" : " (no joint name contains \"tail\": body edges only)");
+        printf("%s: %u %s joints", safe_text(file).s, tail_joints, safe_text(part).s);
+        if (!tail_joints)
+            printf(" (no joint name contains \"%s\": body edges only)", safe_text(part).s);
+        printf("\n");
         printf("  %-10s %10s %6s %6s %6s %8s\n", "edges", "samples", "p95", "p99", "max", "torn");
     }
     int code = CLI_EXIT_OK;
@@ -120,13 +127,13 @@ int cmd_stretch(int argc, char **argv)
         if (json) {
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "name", model->clips[c].name);
-            cJSON_AddItemToObject(o, "tail", tail_cli_stretch_json(&st));
+            cJSON_AddItemToObject(o, part, tail_cli_stretch_json(&st));
             cJSON_AddItemToObject(o, "body", tail_cli_stretch_json(&sb));
             cJSON_AddItemToArray(clips, o);
         } else {
             printf("clip %s (%.2f s, %lu moments)\n", safe_text(model->clips[c].name).s,
                    (double)model->clips[c].duration, samples);
-            if (tail_joints) print_row("tail", &st);
+            if (tail_joints) print_row(safe_text(part).s, &st);
             print_row("body", &sb);
         }
     }

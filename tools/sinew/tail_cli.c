@@ -20,6 +20,8 @@ const char *tail_cli_legend =
     "             spine   on the back or neck (a mane, plates, a quiver): unchanged\n"
     "             dressed the same with --dress-spine: weight 1 on its spine bone\n"
     "             limb    on an arm or leg (claws, a sleeve): unchanged\n"
+    "             wing    broad and flat, on the shoulders, upper back or an arm, one of a\n"
+    "                     mirrored pair: a bone chain along its span (Wing_L_*, Wing_R_*)\n"
     "             bump    at the pelvis but too short to be a tail: unchanged\n"
     "             sheet   a sheet, not a tube (a cape, a flap): unchanged\n"
     "             skipped would be a tail; left alone (--skip, dropped by the check, or\n"
@@ -197,6 +199,10 @@ static cJSON *report_json(const sinew_tail_result *run, const char *in, const ch
         cJSON_AddNumberToObject(o, "merged_shells", pc->merged_shells);
         if (pc->merged_into >= 0) cJSON_AddNumberToObject(o, "merged_into", pc->merged_into);
         if (pc->rides_on >= 0) cJSON_AddNumberToObject(o, "rides_on", pc->rides_on);
+        if (pc->wing_partner >= 0) {
+            cJSON_AddNumberToObject(o, "wing_partner", pc->wing_partner);
+            cJSON_AddStringToObject(o, "wing_side", pc->wing_side > 0 ? "left" : "right");
+        }
         cJSON_AddNumberToObject(o, "length", pc->length);
         cJSON_AddNumberToObject(o, "radius", pc->radius);
         cJSON_AddNumberToObject(o, "elongation", pc->elongation);
@@ -371,8 +377,10 @@ void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
     }
     if (plan->chain_count || plan->changed_count)
         printf("%u chain(s), %u vertices re-weighted; %s\n", plan->chain_count, plan->changed_count,
-               run->baked ? "tail motion baked into every clip:" : "clips copied unchanged");
-    if (run->baked) bake_cli_print(run->model, run->bakes);
+               !run->baked  ? "clips copied unchanged"
+               : run->bakes ? "tail motion baked into every clip:"
+                            : "wing motion baked into every clip");
+    if (run->baked && run->bakes) bake_cli_print(run->model, run->bakes);
     if (run->vrm) bake_cli_print_vrm(run->model, &run->vrm_fit);
     if (run->guarded) print_check(run);
 }
