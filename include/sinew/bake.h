@@ -6,9 +6,12 @@
  * the tail's state (particle positions and velocities) at the end of a pass returns to where
  * the pass began: a loop baked from a cold state does not close and the tail jumps when the
  * loop restarts, and the tip, the most flexible link, takes longest to settle, so one warm-up
- * pass is not always enough. Then one more pass is recorded. A non-looping clip starts settled
- * in its first pose. Keys are written at the clip's own rate (at least 30 per second) into
- * the same animation, for the chain joints only: no other channel changes.
+ * pass is not always enough. Then one more pass is recorded. With the params' idle sway on,
+ * the sway's period is set to the clip's duration (sinew_dyn_params.idle_period), so the
+ * forced tail has a cycle of the clip's length to settle on and the loop still closes. A
+ * non-looping clip starts settled in its first pose. Keys are written at the clip's own rate (at
+ * least 30 per second) into the same animation, for the chain joints only: no other channel
+ * changes.
  *
  * The bake reads the model and never writes it (or any caller pose): each clip runs on its
  * own state and buffers (the article's lesson: clips that read a pose a preview had moved).
@@ -55,13 +58,16 @@ typedef struct sinew_bake_track {
     uint32_t key_count;
     float *times; /* key_count, seconds, from 0 to the clip's duration */
     uint32_t joint_count;
-    int32_t *nodes;        /* joint_count model node indices (the chain, root first) */
-    sinew_quat *rotations; /* key_count * joint_count local rotations, key-major */
-    float drift_degrees;   /* largest angle between a joint's first and last key as
-                              simulated, before a looping clip's residual is spread over the
-                              loop (how far the warm-up left the cycle from its start) */
-    float seam_degrees;    /* the same in the written keys (0 for looping clips) */
-    float swing_degrees;   /* largest angle between any key and the first, over joints */
+    int32_t *nodes;          /* joint_count model node indices (the chain, root first) */
+    sinew_quat *rotations;   /* key_count * joint_count local rotations, key-major */
+    float drift_degrees;     /* largest angle between a joint's first and last key as
+                                simulated, before a looping clip's residual is spread over the
+                                loop (how far the warm-up left the cycle from its start) */
+    float seam_degrees;      /* the same in the written keys (0 for looping clips) */
+    float swing_degrees;     /* largest angle between any key and the first, over joints */
+    float tip_swing_degrees; /* largest angle between the direction from the chain's root to
+                                its tip, in the chain parent's frame, at any key and at the
+                                first: how far the tip swings relative to the body */
 } sinew_bake_track;
 
 /* Bakes clip `clip` of `model` for `chain` (NULL: the Tail_* joints, found by name). The

@@ -741,18 +741,28 @@ static void test_lane_widths_agree(void **state)
             }
         }
         if (f == 0) continue;
+        /* an idle sway on the odd frames, a different one per lane: the turn of the rest
+         * frames is the same bits at every width too */
+        sinew_quat sway[W];
+        for (int k = 0; k < W; k++)
+            sway[k] = sinew_quat_from_axis_angle(sinew_vec3_make(0.3f, 1, 0.1f * (float)k),
+                                                 0.05f * sinf(0.7f * t + (float)k));
+        const sinew_quat *turn = f % 2 ? sway : NULL;
         const float h = rig->params.max_step, floor_y = rig->params.floor_clearance;
         for (int w = first; w < N; w++)
             for (int k = 0; k < W; k += widths[w]) {
 #if defined(DYN_LANES8)
-                if (widths[w] == 8) dyn_substep_lanes8(rig, chain[w], fr, h, 1, floor_y, out[w]);
+                if (widths[w] == 8)
+                    dyn_substep_lanes8(rig, chain[w], fr, turn, h, 1, floor_y, out[w]);
 #endif
 #if defined(DYN_VECTORS)
                 if (widths[w] == 4)
-                    dyn_substep_lanes4(rig, chain[w] + k, fr + k, h, 1, floor_y, out[w] + k);
+                    dyn_substep_lanes4(rig, chain[w] + k, fr + k, turn ? turn + k : NULL, h, 1,
+                                       floor_y, out[w] + k);
 #endif
                 if (widths[w] == 1)
-                    dyn_substep_lanes1(rig, chain[w] + k, fr + k, h, 1, floor_y, out[w] + k);
+                    dyn_substep_lanes1(rig, chain[w] + k, fr + k, turn ? turn + k : NULL, h, 1,
+                                       floor_y, out[w] + k);
             }
         for (int k = 0; k < W; k++) {
             for (int w = first; w + 1 < N; w++) {

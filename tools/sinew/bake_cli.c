@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,7 +19,11 @@ const char *bake_cli_options_help =
     "  --rest-curve B    0 = centred rest arc, 1 = the modelled curve (default 0)\n"
     "  --bind-limit DEG  largest bend of a tail link from its bind direction, what folds the\n"
     "                    skin; 0 to 180 (default 25)\n"
-    "  --floor Y|off     floor plane height in file units, or no floor contact (default 0)\n";
+    "  --floor Y|off     floor plane height in file units, or no floor contact (default 0)\n"
+    "  --idle DEG        idle sway: a slow seeded swing of the rest arc, the tip's rest\n"
+    "                    direction turning by up to DEG, so a standing tail lives; its\n"
+    "                    frequencies fit each clip's loop; 0 to 45 (default 0: off)\n"
+    "  --idle-seed N     seed of the idle sway, 0 to 4294967295 (default 0)\n";
 
 /* A spring option and the sinew_dyn_params field it sets: the accepted values are the
  * library's own (sinew_dyn_param_range), shown in the option's unit. */
@@ -32,9 +37,13 @@ typedef struct float_option {
 #define DEGREES (SINEW_PI / 180.0)
 #define FIELD(f) #f, offsetof(sinew_dyn_params, f)
 static const float_option options[] = {
-    {"--frequency", FIELD(frequency_root), 1.0}, {"--damping", FIELD(damping_ratio), 1.0},
-    {"--gravity", FIELD(gravity), 1.0},          {"--carry", FIELD(carry), DEGREES},
-    {"--rest-curve", FIELD(rest_curve), 1.0},    {"--bind-limit", FIELD(bind_limit), DEGREES},
+    {"--frequency", FIELD(frequency_root), 1.0},
+    {"--damping", FIELD(damping_ratio), 1.0},
+    {"--gravity", FIELD(gravity), 1.0},
+    {"--carry", FIELD(carry), DEGREES},
+    {"--rest-curve", FIELD(rest_curve), 1.0},
+    {"--bind-limit", FIELD(bind_limit), DEGREES},
+    {"--idle", FIELD(idle), DEGREES},
 };
 #undef FIELD
 
@@ -72,6 +81,20 @@ int bake_cli_parse_option(const char *command, int argc, char **argv, int *i,
         }
         return 1;
     }
+    if (!strcmp(arg, "--idle-seed")) {
+        const char *v = cli_option_value(command, argc, argv, i);
+        unsigned long seed;
+        if (!v) return -1;
+        if (!cli_parse_uint(v, 0, UINT32_MAX, &seed)) {
+            cli_usage_error(command, "--idle-seed wants a whole number from 0 to %lu, not '%s'",
+                            (unsigned long)UINT32_MAX, v);
+            return -1;
+        }
+        params->idle_seed = (uint32_t)seed;
+        return 1;
+    }
+    sinew_dyn_params defaults;
+    sinew_dyn_params_default(&defaults);
     for (size_t k = 0; k < sizeof options / sizeof options[0]; k++) {
         if (strcmp(arg, options[k].name)) continue;
         const char *v = cli_option_value(command, argc, argv, i);
@@ -81,8 +104,11 @@ int bake_cli_parse_option(const char *command, int argc, char **argv, int *i,
             cli_usage_error(command, "%s wants a number from %g to %g, not '%s'", arg, lo, hi, v);
             return -1;
         }
-        /* Zero means "default" in sinew_dyn_params: keep an explicit 0 as a tiny value. */
-        if (value == 0.0f) value = 1e-12f;
+        /* Zero means "default" in sinew_dyn_params: keep an explicit 0 as a tiny value,
+         * unless the default is 0 itself (--idle 0 is off, bit for bit). */
+        float fallback;
+        memcpy(&fallback, (const char *)&defaults + options[k].offset, sizeof fallback);
+        if (value == 0.0f && fallback != 0.0f) value = 1e-12f;
         memcpy((char *)params + options[k].offset, &value, sizeof value);
         return 1;
     }
@@ -114,14 +140,14 @@ int bake_cli_check(const char *command, const sinew_dyn_params *params)
 
 void bake_cli_print(const sinew_model *model, const sinew_bake_track *summaries)
 {
-    printf("  %-24s %5s %6s %5s %7s %8s %8s %8s\n", "clip", "keys", "rate", "loop", "passes",
-           "drift", "seam", "swing");
+    printf("  %-24s %5s %6s %5s %7s %8s %8s %8s %8s\n", "clip", "keys", "rate", "loop", "passes",
+           "drift", "seam", "swing", "tip");
     for (uint32_t c = 0; c < model->clip_count; c++) {
         const sinew_bake_track *t = &summaries[c];
-        printf("  %s %5u %6.1f %5s %7u %7.2f° %7.2f° %7.1f°%s\n",
+        printf("  %s %5u %6.1f %5s %7u %7.2f° %7.2f° %7.1f° %7.2f°%s\n",
                safe_text_pad(model->clips[c].name, 24).s, t->key_count, (double)t->rate,
                t->looping ? "yes" : "no", t->passes, (double)t->drift_degrees,
-               (double)t->seam_degrees, (double)t->swing_degrees,
+               (double)t->seam_degrees, (double)t->swing_degrees, (double)t->tip_swing_degrees,
                t->looping && !t->closed
                    ? "  (state did not return within the pass limit: drift spread over the loop)"
                    : "");
