@@ -69,6 +69,14 @@ static void motion_walk(float t, float s, sinew_vec3 *p, sinew_quat *q)
     *q = sinew_quat_mul(yaw, roll);
 }
 
+/* Standing: the hips drift 5 cm and turn 11 degrees slowly, so the chains follow gently and
+ * an idle sway shows beside them. */
+static void motion_stand(float t, sinew_vec3 *p, sinew_quat *q)
+{
+    *p = sinew_vec3_make(0.05f * sinf(1.3f * t), 1.0f, 0.0f);
+    *q = sinew_quat_from_axis_angle(sinew_vec3_make(0, 1, 0), 0.2f * sinf(0.9f * t));
+}
+
 static void test_fast_hips_keep_lengths_and_bends(void **state)
 {
     (void)state;
@@ -183,10 +191,7 @@ static void test_mirrored_pair_sways_as_mirror_images(void **state)
     for (int f = 0; f <= 600; f++) {
         sinew_vec3 p;
         sinew_quat q;
-        /* a slow yaw of the standing body: the chains follow it, the sway shows */
-        const float t = (float)f / 60.0f;
-        p = sinew_vec3_make(0.05f * sinf(1.3f * t), 1.0f, 0.0f);
-        q = sinew_quat_from_axis_angle(sinew_vec3_make(0, 1, 0), 0.2f * sinf(0.9f * t));
+        motion_stand((float)f / 60.0f, &p, &q);
         float dt = f == 0 ? 0 : 1.0f / 60.0f;
         runner_step(&a, p, q, dt);
         runner_step(&still, p, q, dt);
@@ -478,10 +483,7 @@ static void test_scaling_with_model_size(void **state)
     for (int f = 0; f <= 240; f++) {
         sinew_vec3 p;
         sinew_quat q;
-        /* a slow yaw of the standing body: the chains follow it, the sway shows */
-        const float t = (float)f / 60.0f;
-        p = sinew_vec3_make(0.05f * sinf(1.3f * t), 1.0f, 0.0f);
-        q = sinew_quat_from_axis_angle(sinew_vec3_make(0, 1, 0), 0.2f * sinf(0.9f * t));
+        motion_walk((float)f / 60.0f, 1, &p, &q);
         float dt = f == 0 ? 0 : 1.0f / 60.0f;
         runner_step(&a, p, q, dt);
         runner_step(&b, sinew_vec3_scale(p, 100), q, dt);
