@@ -201,6 +201,7 @@ static void test_mirrored_pair_sways_as_mirror_images(void **state)
             worst = fmaxf(worst, sinew_vec3_distance(a.pts[k], m));
             swing = fmaxf(swing, sinew_vec3_distance(a.pts[k], still.pts[k]));
         }
+        assert_true(runner_finite(&a) && runner_length_error(&a) < 1e-5f); /* lengths kept */
     }
     print_message("mirrored pair with idle sway: worst distance %.2e m, the sway moved the tip "
                   "%.3f m\n",

@@ -20,8 +20,8 @@ const char *bake_cli_options_help =
     "  --bind-limit DEG  largest bend of a tail link from its bind direction, what folds the\n"
     "                    skin; 0 to 180 (default 25)\n"
     "  --floor Y|off     floor plane height in file units, or no floor contact (default 0)\n"
-    "  --idle DEG        idle sway: a slow seeded swing of the rest arc, the tip's rest\n"
-    "                    direction turning by up to DEG, so a standing tail lives; its\n"
+    "  --idle DEG        idle sway: a slow seeded swing of the rest arc, its chord (root\n"
+    "                    to tip) turning by up to DEG, so a standing tail lives; its\n"
     "                    frequencies fit each clip's loop; 0 to 45 (default 0: off)\n"
     "  --idle-seed N     seed of the idle sway, 0 to 4294967295 (default 0)\n";
 
