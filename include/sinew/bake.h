@@ -6,8 +6,10 @@
  * the tail's state (particle positions and velocities) at the end of a pass returns to where
  * the pass began: a loop baked from a cold state does not close and the tail jumps when the
  * loop restarts, and the tip, the most flexible link, takes longest to settle, so one warm-up
- * pass is not always enough. Then one more pass is recorded. A non-looping clip starts settled
- * in its first pose. Keys are written at the clip's own rate (at least 30 per second) into
+ * pass is not always enough. Then one more pass is recorded. With the params' idle sway on,
+ * the sway's period is set to the clip's duration (sinew_dyn_params.idle_period), so the
+ * forced tail has a cycle of the clip's length to settle on and the loop still closes. A
+ * non-looping clip starts settled in its first pose. Keys are written at the clip's own rate (at least 30 per second) into
  * the same animation, for the chain joints only: no other channel changes. With
  * sinew_bake_options.key_degrees each joint keeps only the keys a player needs to play its
  * track within that tolerance (the reduction `sinew solve` writes with).
@@ -72,6 +74,9 @@ typedef struct sinew_bake_track {
     float swing_degrees;       /* largest angle between any key and the first, over joints */
     float key_tolerance;       /* radians: options->key_degrees, what the apply functions reduce
                                   each joint's keys to (0: every key is written) */
+    float tip_swing_degrees;   /* largest angle between the direction from the chain's root to
+                                  its tip, in the chain parent's frame, at any key and at the
+                                  first: how far the tip swings relative to the body */
     sinew_allocator allocator; /* what the arrays were allocated with */
 } sinew_bake_track;
 

@@ -121,6 +121,24 @@ typedef struct sinew_dyn_params {
                              Switched off with the bend limit (SINEW_DYN_NO_LIMIT); last
                              field so positional initialisers of the older fields still hold;
                              default: 25 degrees */
+    /* Idle life (see docs/appendages.md, "Idle sway"): a slow, seeded sway of the rest arc,
+     * so a tail on a standing body keeps moving. Every link's rest frame turns by the same
+     * small angle (it compounds down the chain, like a curl), side to side about the axis
+     * across the rest chord and the lateral axis and, at 0.35 of it, up and down about the
+     * lateral axis, sized so that the rest chord from root to tip turns by up to `idle`.
+     * Each axis is a sum of three sinusoids between 0.1 and 0.6 Hz (below the springs, so
+     * the chain follows), weights summing to one, frequencies and phases drawn from the
+     * state's seed (sinew_dyn_state_set_idle_seed). A chain whose root sits off the centre
+     * line sways with the side of its root, so a mirrored left/right pair sways as mirror
+     * images. Off by default: on, every output changes. */
+    float idle;         /* radians, peak turn of the rest chord, 0 .. pi/4; default: 0 (off:
+                           the step is bit for bit what it is without this field) */
+    float idle_period;  /* s: when > 0 every frequency is a whole multiple of 1 / idle_period
+                           (at least 1 / idle_period: a short loop sways at its own rate) and
+                           the clock counts whole internal steps, so the sway repeats exactly
+                           every idle_period (a bake sets the clip's duration, so its loop
+                           closes); 0 .. 1e6; default: 0 (free-running, never repeating) */
+    uint32_t idle_seed; /* the seed a new state takes (sinew_dyn_state_init); default: 0 */
 } sinew_dyn_params;
 
 /* The chain to simulate, when the caller names it (NULL desc: find Tail_* by name). */
@@ -154,6 +172,8 @@ void sinew_dyn_params_default(sinew_dyn_params *out);
  *   max_step                        0 .. 1 s (below 1e-5 s it is taken as 1e-5)
  *   teleport_distance               0 .. 1e9 m at reference size
  *   reference_size                  0 .. 1e9 file units
+ *   idle                            0 .. pi/4 (0: off)
+ *   idle_period                     0 .. 1e6 s (0: free-running)
  * sinew_dyn_params_check and sinew_dyn_rig_create check these; a CLI or binding need not. */
 int sinew_dyn_param_range(const char *name, float *min, float *max);
 
@@ -217,6 +237,10 @@ sinew_dyn_state *sinew_dyn_state_init(const sinew_dyn_rig *rig, void *memory, si
 /* Marks the state unplaced: the next step puts the chain at rest (zero velocity) in its
  * pose, as after a teleport. Use it when a clip starts or the character is placed. */
 void sinew_dyn_state_reset(sinew_dyn_state *state);
+/* Sets the seed the idle sway of this state draws its frequencies and phases from (a new
+ * state takes sinew_dyn_params.idle_seed): characters sharing one rig sway apart. The same
+ * seed gives the same bits. */
+void sinew_dyn_state_set_idle_seed(sinew_dyn_state *state, uint32_t seed);
 /* 1 when the chain has been placed (stepped at least once since init or reset). */
 int sinew_dyn_state_placed(const sinew_dyn_state *state);
 /* How many steps since init found this state not finite after stepping and put the chain

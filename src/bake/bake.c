@@ -151,6 +151,21 @@ static sinew_result run_init(bake_run *run, const sinew_model *model, const sine
     return SINEW_OK;
 }
 
+/* The unit direction from the chain's root joint to its tip particle in the chain parent's
+ * frame, at the last step: how the tail points, whatever the body does. The rig's step
+ * divides the key spacing, so the committed particles are at the key's instant. */
+static sinew_vec3 tip_direction(const bake_run *run, const sinew_dyn_rig *rig)
+{
+    sinew_vec3 p[SINEW_DYN_MAX_JOINTS];
+    sinew_dyn_state_get(run->state, p, NULL);
+    const sinew_mat4 *parent = &run->world[sinew_dyn_rig_parent_node(rig)];
+    const sinew_vec3 root = sinew_mat4_translation(&run->world[sinew_dyn_rig_joint_node(rig, 0)]);
+    sinew_mat4 inv;
+    if (!sinew_mat4_invert_affine(parent, &inv)) return sinew_vec3_make(0, 0, 0);
+    const sinew_vec3 d = sinew_vec3_sub(p[sinew_dyn_rig_joint_count(rig) - 1], root);
+    return sinew_vec3_normalize_or(sinew_mat4_transform_dir(&inv, d), sinew_vec3_make(0, 0, 0));
+}
+
 /* Warm-up for a looping clip: whole passes until the state at the end of a pass equals the
  * state at its start. Returns the passes run; *closed says whether it converged. */
 static sinew_result warm_up_loop(bake_run *run, const float *times, uint32_t key_count,
@@ -216,7 +231,7 @@ static void close_loop(sinew_bake_track *t, uint32_t j)
  * key spacing, so every pass covers whole steps and a loop's state can come back exactly
  * (a leftover fraction of a step differs from pass to pass and never closes). */
 static sinew_result clip_rig(const sinew_model *model, const sinew_dyn_chain_desc *chain,
-                             const sinew_bake_options *options, float key_spacing,
+                             const sinew_bake_options *options, float key_spacing, float duration,
                              sinew_dyn_rig **rig, sinew_error *err)
 {
     sinew_dyn_params params;
@@ -226,6 +241,9 @@ static sinew_result clip_rig(const sinew_model *model, const sinew_dyn_chain_des
         memset(&params, 0, sizeof params);
     float step = params.max_step > 0 ? params.max_step : 1.0f / 60.0f;
     if (key_spacing > 0) params.max_step = key_spacing / ceilf(key_spacing / step - 1e-4f);
+    /* The idle sway repeats with the clip (whole multiples of 1 / duration, whole steps),
+     * so the warm-up can find the state it started from and the loop closes. */
+    if (params.idle > 0 && duration > 0) params.idle_period = duration;
     return sinew_dyn_rig_create(model, chain, &params, &model->allocator, rig, err);
 }
 
@@ -258,7 +276,8 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_des
     if (r != SINEW_OK) return r;
     sinew_dyn_rig *rig = NULL;
     r = clip_rig(model, chain, options,
-                 key_count > 1 ? clip->duration / (float)(key_count - 1) : 0.0f, &rig, err);
+                 key_count > 1 ? clip->duration / (float)(key_count - 1) : 0.0f, clip->duration,
+                 &rig, err);
     if (r != SINEW_OK) return r;
     bake_run run;
     r = run_init(&run, model, rig, clip, err);
@@ -296,10 +315,15 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_des
     }
     /* The recorded pass: key 0 from the current state (dt 0 applies constraints only), then
      * one step per key. */
+    sinew_vec3 tip0 = {0, 0, 0};
     for (uint32_t k = 0; r == SINEW_OK && k < key_count; k++) {
         r = step(&run, out->times[k], k ? out->times[k] - out->times[k - 1] : 0.0f, err);
         memcpy(&out->rotations[(size_t)k * joints], run.job.local_rotations,
                joints * sizeof *out->rotations);
+        const sinew_vec3 tip = tip_direction(&run, rig);
+        if (k == 0) tip0 = tip;
+        const float cosine = fminf(1.0f, fmaxf(-1.0f, sinew_vec3_dot(tip0, tip)));
+        out->tip_swing_degrees = fmaxf(out->tip_swing_degrees, degrees(acosf(cosine)));
     }
     if (r != SINEW_OK) goto fail;
     for (uint32_t j = 0; j < joints; j++) {

@@ -35,11 +35,16 @@ struct sinew_dyn_rig {
     float size_factor;          /* s = reference_size / 1.91 */
     sinew_quat parent_bind_inv; /* inverse bind rotation of the parent: hips frame H =
                                    R_parent(t) * parent_bind_inv (world axes at bind) */
-    float cos_half_limit, sin_half_limit;    /* of bend_limit / 2 */
-    float step_alpha;                        /* 1 - exp(-coupling_rate max_step) and */
-    float step_decay;                        /* exp(-contact_damping max_step), for the full
-                                                substeps h = max_step (hoisted: the portable
-                                                exp is ~20 double divisions per call) */
+    float cos_half_limit, sin_half_limit; /* of bend_limit / 2 */
+    float step_alpha;                     /* 1 - exp(-coupling_rate max_step) and */
+    float step_decay;                     /* exp(-contact_damping max_step), for the full
+                                             substeps h = max_step (hoisted: the portable
+                                             exp is ~20 double divisions per call) */
+    float idle_side;      /* +1, or -1 for a chain whose root is left of the centre line
+                             (hips frame x < 0): the sign of its sideways sway */
+    uint32_t idle_cycle;  /* internal steps per idle_period (0: free-running sway) */
+    float idle_share;     /* each link's turn per radian of idle (dyn_rig.c) */
+    sinew_vec3 idle_axis; /* hips frame, unit: the side-to-side turn's axis */
     float bind_length[SINEW_DYN_MAX_JOINTS]; /* link lengths in bind space, model units */
     float chain_length;                      /* their sum, model units */
     dyn_link links[SINEW_DYN_MAX_JOINTS];
@@ -59,11 +64,14 @@ struct sinew_dyn_state {
     uint32_t magic;
     uint32_t joint_count;
     uint32_t placed;
-    uint32_t resets;    /* steps that found the state not finite and put it back at rest */
-    uint32_t unused;    /* keeps `previous` and `data` where they were: 8-byte multiples */
-    float lag;          /* s, input time not yet simulated (< max_step): the committed
-                           particles are at the previous call's time minus this */
-    dyn_frame previous; /* the parent's frame at the previous call */
+    uint32_t resets;     /* steps that found the state not finite and put it back at rest */
+    uint32_t idle_seed;  /* the idle sway's seed (sinew_dyn_state_set_idle_seed) */
+    float lag;           /* s, input time not yet simulated (< max_step): the committed
+                            particles are at the previous call's time minus this */
+    dyn_frame previous;  /* the parent's frame at the previous call */
+    uint32_t idle_steps; /* committed internal steps, modulo idle_cycle when it is set: the
+                            idle sway's clock (the committed time is idle_steps max_step) */
+    uint32_t unused;     /* keeps `data` at an 8-byte multiple */
     /* p[3n], v[3n], bend[4n] (hips frame, snapshots for coupling), then the same again as
      * scratch for the uncommitted output step that covers `lag` */
     float data[];
@@ -121,18 +129,28 @@ static inline rot3 rot3_from_quat(sinew_quat q)
  * at frame f[k], floor at floor_y when floor_on, local rotations into out[k] when out is not
  * NULL. Every width gives the same bits per lane. */
 typedef void (*dyn_lanes_fn)(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
-                             float h, int floor_on, float floor_y, sinew_quat *const *out);
-void dyn_substep_lanes1(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f, float h,
-                        int floor_on, float floor_y, sinew_quat *const *out);
+                             const sinew_quat *sway, float h, int floor_on, float floor_y,
+                             sinew_quat *const *out);
+/* `sway`: NULL, or lane k's idle turn of every link's rest frame (hips frame, dyn_idle_sway) */
+void dyn_substep_lanes1(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
+                        const sinew_quat *sway, float h, int floor_on, float floor_y,
+                        sinew_quat *const *out);
 #if defined(DYN_VECTORS)
-void dyn_substep_lanes4(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f, float h,
-                        int floor_on, float floor_y, sinew_quat *const *out);
+void dyn_substep_lanes4(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
+                        const sinew_quat *sway, float h, int floor_on, float floor_y,
+                        sinew_quat *const *out);
 #endif
 #if defined(DYN_LANES8)
 /* dyn_lanes8.c, built with AVX2: call only when the CPU has it. */
-void dyn_substep_lanes8(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f, float h,
-                        int floor_on, float floor_y, sinew_quat *const *out);
+void dyn_substep_lanes8(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
+                        const sinew_quat *sway, float h, int floor_on, float floor_y,
+                        sinew_quat *const *out);
 #endif
+
+/* The idle sway (dyn_idle.c): the rotation, in the hips frame, that turns each link's rest
+ * frame at `steps` internal steps (a fraction for the uncommitted step) into the clock of a
+ * state with `seed`. Only for rigs with params.idle > 0. */
+sinew_quat dyn_idle_sway(const sinew_dyn_rig *rig, uint32_t seed, double steps);
 
 /* Resolves defaults, checks ranges, scales lengths/accelerations by size_factor. */
 sinew_result dyn_params_resolve(const sinew_dyn_params *in, float reference_size,

@@ -408,10 +408,11 @@ LANE Q4 Q4splat(sinew_quat q)
 
 /* One substep of length h (0: constraints only) for DYN_W chains of one rig: lane k's
  * particles, velocities and bends are the 10 n floats at chain[k] (a state's committed
- * arrays or its scratch copy, same layout), its parent at frame f[k]; local rotations into
- * out[k] when out is not NULL. */
-void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f, float h,
-                  int floor_on, float floor_y, sinew_quat *const *out)
+ * arrays or its scratch copy, same layout), its parent at frame f[k], its idle sway sway[k]
+ * when sway is not NULL; local rotations into out[k] when out is not NULL. */
+void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
+                  const sinew_quat *sway, float h, int floor_on, float floor_y,
+                  sinew_quat *const *out)
 {
     const sinew_dyn_params *prm = &rig->params;
     const uint32_t n = rig->joint_count;
@@ -463,14 +464,25 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame
     const vm none = {0}, all = vm_not(none);
     /* the snapshot of link i, gathered once: link i-1 already read it as its next neighbour */
     Q4 cur_old = gather4(bend, 0);
+    /* Idle sway: every link's rest frame turned by the lane's sway in the hips frame, about
+     * the link's head (the limits and coupling then count from the moving rest). */
+    Q4 turn = ident;
+    for (int k = 0; sway && k < DYN_W; k++) {
+        AT(turn.x, k) = sway[k].x, AT(turn.y, k) = sway[k].y;
+        AT(turn.z, k) = sway[k].z, AT(turn.w, k) = sway[k].w;
+    }
 
     for (uint32_t i = 0; i < n; i++) {
         const dyn_link *L = &rig->links[i];
         scale = scale * splat(L->own_scale);
         const vf len = scale * splat(L->length);
-        const Q4 rrest = Q4mul(ph, Q4splat(L->rest));     /* rest frame, hips space */
-        const V3 rh = Q4rotate(ph, V3splat(L->rest_dir)); /* rest direction: rot(ph rest, dir) */
-        const V3 rdir = R3apply(&Hm, rh);                 /* ... and world */
+        Q4 rrest = Q4mul(ph, Q4splat(L->rest));     /* rest frame, hips space */
+        V3 rh = Q4rotate(ph, V3splat(L->rest_dir)); /* rest direction: rot(ph rest, dir) */
+        if (sway) { /* skipped without idle sway: the bits are the step's without it */
+            rrest = Q4mul(turn, rrest);
+            rh = Q4rotate(turn, rh);
+        }
+        const V3 rdir = R3apply(&Hm, rh); /* ... and world */
         vf p_next, v_next;
         V3 pi = gather3(p, i, &p_next), vi = gather3(v, i, &v_next);
 

@@ -72,6 +72,10 @@ static const param_field fields[] = {
     {FIELD(teleport_distance), 0.0f, 1e9f, 1, "m at the reference size", 1.0},
     {FIELD(reference_size), 0.0f, 1e9f, 1, "file units", 1.0},
     {FIELD(bind_limit), 0.0f, (float)SINEW_PI, 1, DEGREES},
+    /* a quarter turn of sway is already more than the bind cone lets the skin bend; a
+     * period of 1e6 s (11 days) is beyond any clip, and still whole steps in a uint32 */
+    {FIELD(idle), 0.0f, 0.25f * (float)SINEW_PI, 0, DEGREES},
+    {FIELD(idle_period), 0.0f, 1e6f, 0, "s", 1.0},
 };
 #undef DEGREES
 #undef FIELD

@@ -345,6 +345,15 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
         rig->links[i].two_zeta_omega = 2.0f * p->damping_ratio * omega;
     }
 
+    /* The side the chain hangs on, for a mirrored pair's idle sway: its root's offset from
+     * the parent along the hips frame's lateral axis, beyond a thousandth of the model (a
+     * centred tail: +1). */
+    const sinew_vec3 root_offset = sinew_mat4_transform_dir(&w[parent], local[0].translation);
+    rig->idle_side = root_offset.x < -1e-3f * extent ? -1.0f : 1.0f;
+    if (p->idle > 0.0f && p->idle_period > 0.0f) {
+        const double cycle = floor((double)p->idle_period / (double)p->max_step + 0.5);
+        rig->idle_cycle = cycle < 1.0 ? 1u : cycle > 4e9 ? 4000000000u : (uint32_t)cycle;
+    }
     /* How far the skin lets each link bend (see skin_bend_limits). */
     float skin_limit[SINEW_DYN_MAX_JOINTS];
     skin_bend_limits(model, w, rig, artist, skin_limit);
@@ -361,6 +370,8 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
     sinew_vec3 c = sinew_vec3_normalize_or(sinew_vec3_make(0.0f, artist[0].y, artist[0].z),
                                            sinew_vec3_make(0.0f, -1.0f, 0.0f));
     sinew_quat frame = parent_bind; /* A_i, the corrected parent's bind rotation */
+    sinew_vec3 chord = {0, 0, 0};   /* the rest arc from root to tip, hips frame (idle sway) */
+    float lever = 0.0f;
     float total = fminf(p->carry, carry_cap) + p->curvature;
     for (uint32_t i = 0; i < n; i++) {
         sinew_quat qi =
@@ -395,7 +406,18 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
         rig->links[i].cos_half_bind = (float)dyn_cos(0.5 * cone);
         rig->links[i].sin_half_bind = (float)dyn_sin(0.5 * cone);
         frame = g;
+        chord = sinew_vec3_madd(chord, u, rig->bind_length[i]);
+        lever += (float)(i + 1) * rig->bind_length[i];
     }
+    /* The idle sway turns every link's rest frame by the same angle, which compounds down the
+     * chain: link i turns (i + 1) times it, the chord from root to tip about lever / length
+     * times it (links taken as in line), so each link turns by idle times length / lever for
+     * the chord to turn by idle. Side to side is about the axis across both the rest chord
+     * and the lateral axis (a vertical axis for a level tail), so a raised tail swings as
+     * far as a level one. */
+    rig->idle_share = lever > 0.0f ? rig->chain_length / lever : 0.0f;
+    rig->idle_axis = sinew_vec3_normalize_or(sinew_vec3_cross(chord, sinew_vec3_make(1, 0, 0)),
+                                             sinew_vec3_make(0, 1, 0));
     sinew_free(allocator, w);
     *out = rig;
     return SINEW_OK;

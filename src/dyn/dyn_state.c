@@ -21,6 +21,7 @@ sinew_dyn_state *sinew_dyn_state_init(const sinew_dyn_rig *rig, void *memory, si
     s->magic = DYN_STATE_MAGIC;
     s->joint_count = rig->joint_count;
     s->placed = 0;
+    s->idle_seed = rig->params.idle_seed;
     s->previous.rotation = sinew_quat_identity();
     s->previous.scale = 1.0f;
     sinew_quat *b = dyn_state_bends(s);
@@ -32,6 +33,11 @@ sinew_dyn_state *sinew_dyn_state_init(const sinew_dyn_rig *rig, void *memory, si
 void sinew_dyn_state_reset(sinew_dyn_state *state)
 {
     if (state) state->placed = 0;
+}
+
+void sinew_dyn_state_set_idle_seed(sinew_dyn_state *state, uint32_t seed)
+{
+    if (state) state->idle_seed = seed;
 }
 
 uint32_t sinew_dyn_state_resets(const sinew_dyn_state *state)

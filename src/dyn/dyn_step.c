@@ -211,6 +211,20 @@ static dyn_frame substep_frame(const dyn_schedule *s, uint32_t j, float lag0, fl
 
 enum { DYN_MAX_LANES = 8 };
 
+/* The idle clock `steps` committed steps on, wrapped to the rig's idle cycle when it has one
+ * (so states one cycle apart hold the same clock) */
+static uint32_t idle_clock(const sinew_dyn_rig *rig, uint32_t clock, uint32_t steps)
+{
+    if (!rig->idle_cycle) return clock + steps; /* wraps after 2^32 steps: 2.3 years at 60 Hz */
+    return (uint32_t)(((uint64_t)clock + steps) % rig->idle_cycle);
+}
+/* The sway of state st `ahead` steps past its committed clock */
+static void idle_at(const sinew_dyn_rig *rig, const sinew_dyn_state *st, double ahead,
+                    sinew_quat *out)
+{
+    *out = dyn_idle_sway(rig, st->idle_seed, (double)st->idle_steps + ahead);
+}
+
 /* Advances `width` states of one rig whose lags agree by one call of dt planned as s, with
  * the step `fn` of that width: the committed substeps, then, when the call does not end on
  * a whole step, an uncommitted step over the remaining lag on scratch copies (so that every
@@ -222,22 +236,29 @@ static void advance(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, sinew_
     const uint32_t n = rig->joint_count;
     const float h = rig->params.max_step, lag0 = st[0]->lag;
     float *chain[DYN_MAX_LANES];
+    sinew_quat sway[DYN_MAX_LANES];
+    const sinew_quat *turn = rig->params.idle > 0.0f ? sway : NULL;
     for (int k = 0; k < width; k++)
         chain[k] = st[k]->data;
     for (uint32_t j = 1; j <= s->steps; j++) {
         dyn_frame fr[DYN_MAX_LANES];
-        for (int k = 0; k < width; k++)
+        for (int k = 0; k < width; k++) {
             fr[k] = substep_frame(s, j, lag0, dt, h, &st[k]->previous, &cur[k]);
-        fn(rig, chain, fr, h, floor_on, floor_y, j == s->steps && s->lag == 0.0f ? out : NULL);
+            if (turn) idle_at(rig, st[k], (double)j, &sway[k]);
+        }
+        fn(rig, chain, fr, turn, h, floor_on, floor_y,
+           j == s->steps && s->lag == 0.0f ? out : NULL);
     }
     if (s->steps == 0 || s->lag > 0.0f) {
         for (int k = 0; k < width; k++) {
             chain[k] = st[k]->data + 10u * n;
             memcpy(chain[k], st[k]->data, 10u * n * sizeof(float));
+            if (turn) idle_at(rig, st[k], (double)s->steps + (double)(s->lag / h), &sway[k]);
         }
-        fn(rig, chain, cur, s->lag, floor_on, floor_y, out);
+        fn(rig, chain, cur, turn, s->lag, floor_on, floor_y, out);
     }
     for (int k = 0; k < width; k++) {
+        st[k]->idle_steps = idle_clock(rig, st[k]->idle_steps, s->steps);
         st[k]->previous = cur[k];
         st[k]->lag = s->lag;
         guard_step(rig, st[k], &cur[k], out[k]);
@@ -263,7 +284,10 @@ sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err)
     if (!st->placed) {
         place_at_rest(rig, st, &cur);
         float *chain = st->data;
-        dyn_substep_lanes1(rig, &chain, &cur, 0.0f, floor_on, floor_y, &out);
+        sinew_quat sway;
+        if (prm->idle > 0.0f) idle_at(rig, st, 0.0, &sway);
+        dyn_substep_lanes1(rig, &chain, &cur, prm->idle > 0.0f ? &sway : NULL, 0.0f, floor_on,
+                           floor_y, &out);
         st->previous = cur;
         st->lag = 0.0f;
         guard_step(rig, st, &cur, out);

@@ -7,6 +7,8 @@
 #include "sinew/creature.h"
 #include "sinew/document.h"
 
+#include <math.h>
+
 /* Writes the procedural mouse to `path` with one more key on node 0's rotation in its first
  * clip, at `last` seconds (0: the mouse as built). */
 static void write_mouse(const char *path, float last)
@@ -66,7 +68,8 @@ static void test_spring_options_use_the_library_ranges(void **state)
     assert_non_null(strstr(log, "(got -30)"));
     static const char *bad[] = {
         "--carry -30", "--carry 200",    "--frequency 1000", "--bind-limit -1",
-        "--damping 0", "--rest-curve 2", "--frequency 50",   "--frequency 5 --damping 10"};
+        "--damping 0", "--rest-curve 2", "--frequency 50",   "--frequency 5 --damping 10",
+        "--idle 46",   "--idle -1",      "--idle-seed -1",   "--idle-seed 4294967296"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int code = test_run(log, sizeof log, "'%s' bake '%s' -o '%s' %s", test_sinew_bin(), tailed,
                             out, bad[i]);
@@ -84,11 +87,122 @@ static void test_spring_options_use_the_library_ranges(void **state)
                      0);
 }
 
+/* The model in a baked file (freed by the caller). */
+static sinew_model *load_model(const char *path)
+{
+    sinew_document *doc = NULL;
+    sinew_model *model = NULL;
+    assert_int_equal(sinew_document_load_file(path, NULL, &doc, NULL), SINEW_OK);
+    assert_int_equal(sinew_model_from_document(doc, NULL, &model, NULL), SINEW_OK);
+    sinew_document_free(doc);
+    return model;
+}
+
+static int is_tail(const sinew_model *m, int32_t node)
+{
+    return m->nodes[node].name && strstr(m->nodes[node].name, "Tail_") != NULL;
+}
+
+/* The largest angle, degrees, between the same tail joint's keys in clip c of a and b. */
+static double tail_difference(const sinew_model *a, const sinew_model *b, uint32_t c)
+{
+    double worst = 0;
+    for (uint32_t k = 0; k < a->clips[c].channel_count; k++) {
+        const sinew_channel *x = &a->clips[c].channels[k], *y = &b->clips[c].channels[k];
+        if (!is_tail(a, x->node) || x->path != SINEW_PATH_ROTATION) continue;
+        assert_int_equal(x->key_count, y->key_count);
+        for (uint32_t i = 0; i < x->key_count; i++) {
+            const float *p = &x->values[4 * i], *q = &y->values[4 * i];
+            double dot = fabs((double)(p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3]));
+            worst = fmax(worst, 2.0 * acos(fmin(1.0, dot)) * 180.0 / SINEW_PI);
+        }
+    }
+    return worst;
+}
+
+/* The drift column of clip `name` in a bake table. */
+static double table_drift(const char *log, const char *name)
+{
+    const char *row = strstr(log, name);
+    unsigned keys, passes;
+    float rate, drift;
+    char loop[8];
+    assert_non_null(row);
+    assert_int_equal(
+        sscanf(row + strlen(name), "%u %f %7s %u %f", &keys, &rate, loop, &passes, &drift), 5);
+    return drift;
+}
+
+/* Idle sway on the procedural fox: --idle 0 is the bake without it, byte for byte; on, the
+ * same seed writes the same bytes and another seed other ones; the body's channels are the
+ * same bits with and without it, the tail's Idle keys move by degrees and the loop closes by
+ * the warm-up alone. */
+static void test_idle_sway(void **state)
+{
+    (void)state;
+    char dir[256], in[512], tailed[512], log[8192], path[5][512];
+    assert_non_null(test_tmpdir(dir, sizeof dir));
+    snprintf(in, sizeof in, "%s/fox.glb", dir);
+    snprintf(tailed, sizeof tailed, "%s/fox_tail.glb", dir);
+    sinew_model *fox = NULL;
+    sinew_document *doc = NULL;
+    assert_int_equal(sinew_creature_build(SINEW_CREATURE_FOX, NULL, &fox, NULL, NULL), SINEW_OK);
+    assert_int_equal(sinew_document_from_model(fox, &doc, NULL), SINEW_OK);
+    assert_int_equal(sinew_document_write_file(doc, in, NULL), SINEW_OK);
+    sinew_document_free(doc);
+    sinew_model_free(fox);
+    assert_int_equal(test_run(log, sizeof log, "'%s' tail '%s' -o '%s' --no-bake --no-check",
+                              test_sinew_bin(), in, tailed),
+                     0);
+    static const char *opts[5] = {"", "--idle 0", "--idle 10 --idle-seed 3",
+                                  "--idle 10 --idle-seed 3", "--idle 10 --idle-seed 4"};
+    char *bytes[5];
+    size_t size[5];
+    for (int k = 0; k < 5; k++) {
+        snprintf(path[k], sizeof path[k], "%s/baked%d.glb", dir, k);
+        assert_int_equal(test_run(log, sizeof log, "'%s' bake '%s' -o '%s' %s", test_sinew_bin(),
+                                  tailed, path[k], opts[k]),
+                         0);
+        print_message("%s: %s", opts[k], log);
+        assert_true(table_drift(log, "Idle ") <= 0.5);
+        bytes[k] = test_read_file(path[k], &size[k]);
+        assert_non_null(bytes[k]);
+    }
+    assert_true(size[0] == size[1] && !memcmp(bytes[0], bytes[1], size[0]));
+    assert_true(size[2] == size[3] && !memcmp(bytes[2], bytes[3], size[2]));
+    assert_false(size[2] == size[4] && !memcmp(bytes[2], bytes[4], size[2]));
+    sinew_model *off = load_model(path[0]), *on = load_model(path[2]);
+    assert_int_equal(off->clip_count, on->clip_count);
+    uint32_t idle = off->clip_count;
+    for (uint32_t c = 0; c < off->clip_count; c++) {
+        if (!strcmp(off->clips[c].name, "Idle")) idle = c;
+        assert_int_equal(off->clips[c].channel_count, on->clips[c].channel_count);
+        for (uint32_t k = 0; k < off->clips[c].channel_count; k++) {
+            const sinew_channel *x = &off->clips[c].channels[k], *y = &on->clips[c].channels[k];
+            assert_int_equal(x->node, y->node);
+            if (is_tail(off, x->node)) continue;
+            const uint32_t width = x->path == SINEW_PATH_ROTATION ? 4 : 3;
+            assert_int_equal(x->key_count, y->key_count);
+            assert_memory_equal(x->times, y->times, x->key_count * sizeof(float));
+            assert_memory_equal(x->values, y->values, x->key_count * width * sizeof(float));
+        }
+    }
+    assert_true(idle < off->clip_count);
+    const double moved = tail_difference(off, on, idle);
+    print_message("Idle: tail keys up to %.2f deg from the bake without idle sway\n", moved);
+    assert_true(moved >= 2.0);
+    sinew_model_free(off);
+    sinew_model_free(on);
+    for (int k = 0; k < 5; k++)
+        free(bytes[k]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stray_key_is_refused),
         cmocka_unit_test(test_spring_options_use_the_library_ranges),
+        cmocka_unit_test(test_idle_sway),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

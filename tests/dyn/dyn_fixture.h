@@ -38,6 +38,7 @@ typedef struct fixture_opts {
     float lateral_bend;           /* radians per joint of modelled sideways curve (about Y) */
     float terminal_bind_rotation; /* radians about (0.3, 0.2, 0.93): a rotated last bone */
     int with_mesh;
+    float root_x; /* before scale: the tail root's offset along +X (one of a left/right pair) */
 } fixture_opts;
 
 static inline sinew_mat4 fx_trs(sinew_vec3 t, sinew_quat q)
@@ -105,7 +106,7 @@ static inline void fixture_build(fixture *fx, const fixture_opts *o)
     int K = o->tail_count;
     fx->tail_count = K;
     fx->tail_length = L;
-    sinew_vec3 pos = sinew_vec3_make(0, 0.95f * s, -0.12f * s);
+    sinew_vec3 pos = sinew_vec3_make(o->root_x * s, 0.95f * s, -0.12f * s);
     int parent = fx->hips;
     sinew_vec3 d = dir;
     for (int k = 0; k < K; k++) {

@@ -90,7 +90,10 @@ int main(int argc, char **argv)
                           pv[14],
                           pv[15],
                           pv[16] > 0 ? (uint32_t)pv[16] : 0u,
-                          0.0f /* bind_limit: the default */};
+                          0.0f /* bind_limit: the default */,
+                          0.0f /* idle: off */,
+                          0.0f,
+                          0u};
     sinew_dyn_chain_desc desc = {chain, m, end};
     sinew_dyn_rig *rig = NULL;
     sinew_error err;

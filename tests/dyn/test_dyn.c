@@ -69,6 +69,14 @@ static void motion_walk(float t, float s, sinew_vec3 *p, sinew_quat *q)
     *q = sinew_quat_mul(yaw, roll);
 }
 
+/* Standing: the hips drift 5 cm and turn 11 degrees slowly, so the chains follow gently and
+ * an idle sway shows beside them. */
+static void motion_stand(float t, sinew_vec3 *p, sinew_quat *q)
+{
+    *p = sinew_vec3_make(0.05f * sinf(1.3f * t), 1.0f, 0.0f);
+    *q = sinew_quat_from_axis_angle(sinew_vec3_make(0, 1, 0), 0.2f * sinf(0.9f * t));
+}
+
 static void test_fast_hips_keep_lengths_and_bends(void **state)
 {
     (void)state;
@@ -158,6 +166,51 @@ static void test_mirrored_hips_give_mirrored_tail(void **state)
     assert_true(worst < 1e-4f);
     runner_free(&a);
     runner_free(&b);
+}
+
+/* A left/right pair (two chains hung off the centre line as mirror images, both with idle
+ * sway from one seed) under mirrored hips: the right one's points are the mirror of the left
+ * one's. The sway turns each to its own side, so the pair stays symmetric. */
+static void test_mirrored_pair_sways_as_mirror_images(void **state)
+{
+    (void)state;
+    runner a, b;
+    fixture_opts oa = {
+        .tail_count = 5, .with_end = 1, .root_x = 0.1f, .tail_dir = {0.4f, -0.5f, -1}};
+    fixture_opts ob = oa;
+    ob.root_x = -oa.root_x;
+    ob.tail_dir.x = -oa.tail_dir.x;
+    sinew_dyn_params prm = {0};
+    prm.idle = 15.0f * DEG;
+    prm.idle_seed = 11;
+    runner_init(&a, &oa, &prm);
+    runner_init(&b, &ob, &prm);
+    runner still;
+    runner_init(&still, &oa, NULL);
+    float worst = 0, swing = 0;
+    for (int f = 0; f <= 600; f++) {
+        sinew_vec3 p;
+        sinew_quat q;
+        motion_stand((float)f / 60.0f, &p, &q);
+        float dt = f == 0 ? 0 : 1.0f / 60.0f;
+        runner_step(&a, p, q, dt);
+        runner_step(&still, p, q, dt);
+        runner_step(&b, sinew_vec3_make(-p.x, p.y, p.z), sinew_quat_make(q.x, -q.y, -q.z, q.w), dt);
+        for (int k = 0; k <= a.fx.tail_count; k++) {
+            sinew_vec3 m = sinew_vec3_make(-b.pts[k].x, b.pts[k].y, b.pts[k].z);
+            worst = fmaxf(worst, sinew_vec3_distance(a.pts[k], m));
+            swing = fmaxf(swing, sinew_vec3_distance(a.pts[k], still.pts[k]));
+        }
+        assert_true(runner_finite(&a) && runner_length_error(&a) < 1e-5f); /* lengths kept */
+    }
+    print_message("mirrored pair with idle sway: worst distance %.2e m, the sway moved the tip "
+                  "%.3f m\n",
+                  (double)worst, (double)swing);
+    assert_true(swing > 0.05f); /* the sway really moved the chain */
+    assert_true(worst < 1e-4f);
+    runner_free(&a);
+    runner_free(&b);
+    runner_free(&still);
 }
 
 /* The loaded (file) pose has a 28-degree rotation on the last joint (as the article's mouse
@@ -741,18 +794,28 @@ static void test_lane_widths_agree(void **state)
             }
         }
         if (f == 0) continue;
+        /* an idle sway on the odd frames, a different one per lane: the turn of the rest
+         * frames is the same bits at every width too */
+        sinew_quat sway[W];
+        for (int k = 0; k < W; k++)
+            sway[k] = sinew_quat_from_axis_angle(sinew_vec3_make(0.3f, 1, 0.1f * (float)k),
+                                                 0.05f * sinf(0.7f * t + (float)k));
+        const sinew_quat *turn = f % 2 ? sway : NULL;
         const float h = rig->params.max_step, floor_y = rig->params.floor_clearance;
         for (int w = first; w < N; w++)
             for (int k = 0; k < W; k += widths[w]) {
 #if defined(DYN_LANES8)
-                if (widths[w] == 8) dyn_substep_lanes8(rig, chain[w], fr, h, 1, floor_y, out[w]);
+                if (widths[w] == 8)
+                    dyn_substep_lanes8(rig, chain[w], fr, turn, h, 1, floor_y, out[w]);
 #endif
 #if defined(DYN_VECTORS)
                 if (widths[w] == 4)
-                    dyn_substep_lanes4(rig, chain[w] + k, fr + k, h, 1, floor_y, out[w] + k);
+                    dyn_substep_lanes4(rig, chain[w] + k, fr + k, turn ? turn + k : NULL, h, 1,
+                                       floor_y, out[w] + k);
 #endif
                 if (widths[w] == 1)
-                    dyn_substep_lanes1(rig, chain[w] + k, fr + k, h, 1, floor_y, out[w] + k);
+                    dyn_substep_lanes1(rig, chain[w] + k, fr + k, turn ? turn + k : NULL, h, 1,
+                                       floor_y, out[w] + k);
             }
         for (int k = 0; k < W; k++) {
             for (int w = first; w + 1 < N; w++) {
@@ -837,6 +900,7 @@ int main(void)
         cmocka_unit_test(test_fast_hips_keep_lengths_and_bends),
         cmocka_unit_test(test_coupling_smooths_bends),
         cmocka_unit_test(test_mirrored_hips_give_mirrored_tail),
+        cmocka_unit_test(test_mirrored_pair_sways_as_mirror_images),
         cmocka_unit_test(test_bind_pose_recovered_over_loaded_pose),
         cmocka_unit_test(test_rotated_terminal_bone_without_end),
         cmocka_unit_test(test_carry_shared_among_links),

@@ -60,20 +60,28 @@ typedef struct chain {
     sinew_quat rot_one[SINEW_DYN_MAX_JOINTS], rot_many[SINEW_DYN_MAX_JOINTS];
 } chain;
 
-static void test_run_many_matches_run_under_violent_motion(void **state)
+/* Runs the comparison with parameters pa, pb for the two rigs (NULL: defaults); with
+ * `seeded`, chain c's states get idle seed c. Writes the trace when asked. Returns the worst
+ * angle between a chain's run_many rotations and the same chain's with pa, pb NULL: run
+ * beside it (0 when pa and pb are NULL). */
+static float compare_run_many(const sinew_dyn_params *pa, const sinew_dyn_params *pb, int seeded)
 {
-    (void)state;
-    static runner ra, rb;
+    static runner ra, rb, plain;
     static uint64_t mem[CHAINS][2][STATE_WORDS];
     static chain ch[CHAINS];
     const fixture_opts oa = {.tail_count = 7, .with_end = 1, .tail_dir = {0, -1, -0.4f}};
     const fixture_opts ob = {.tail_count = 4, .with_end = 1, .tail_dir = {0.2f, -0.6f, -1}};
-    const char *trace_path = getenv("SINEW_DYN_TRACE");
+    const char *trace_path = pa || pb ? NULL : getenv("SINEW_DYN_TRACE");
     FILE *trace = trace_path ? fopen(trace_path, "wb") : NULL;
     if (trace_path && !trace) print_error("cannot write the trace %s\n", trace_path);
     assert_true(!trace_path || trace);
-    runner_init(&ra, &oa, NULL);
-    runner_init(&rb, &ob, NULL);
+    runner_init(&ra, &oa, pa);
+    runner_init(&rb, &ob, pb);
+    runner_init(&plain, &oa, NULL);
+    static uint64_t plain_mem[STATE_WORDS];
+    sinew_dyn_state *plain_state = sinew_dyn_state_init(plain.rig, plain_mem, sizeof plain_mem);
+    sinew_quat plain_rot[SINEW_DYN_MAX_JOINTS];
+    float idle_effect = 0;
     /* job order: A0..A9, B0..B5, A10..A14, so batches of both widths and lone jobs occur */
     for (int c = 0; c < CHAINS; c++) {
         chain *k = &ch[c];
@@ -83,6 +91,10 @@ static void test_run_many_matches_run_under_violent_motion(void **state)
         k->many = sinew_dyn_state_init(k->owner->rig, mem[c][1], sizeof mem[c][1]);
         assert_non_null(k->one);
         assert_non_null(k->many);
+        if (seeded) {
+            sinew_dyn_state_set_idle_seed(k->one, (uint32_t)c);
+            sinew_dyn_state_set_idle_seed(k->many, (uint32_t)c);
+        }
     }
     const float body = 1.91f; /* the fixture creature's size, m */
     float worst_pos = 0, worst_angle = 0, widest_bend = 0;
@@ -102,6 +114,13 @@ static void test_run_many_matches_run_under_violent_motion(void **state)
                                       dt,     k->rot_one, NULL};
             sinew_error err;
             assert_int_equal(sinew_dyn_step_run(&one, &err), SINEW_OK);
+            if (c == 0) { /* chain 0 again with the default parameters */
+                sinew_dyn_step_job p0 = one;
+                p0.rig = plain.rig;
+                p0.state = plain_state;
+                p0.local_rotations = plain_rot;
+                assert_int_equal(sinew_dyn_step_run(&p0, &err), SINEW_OK);
+            }
             many[c] = one;
             many[c].state = k->many;
             many[c].local_rotations = k->rot_many;
@@ -123,6 +142,11 @@ static void test_run_many_matches_run_under_violent_motion(void **state)
                 if (a[j].y < 0.03f) contact++; /* floor 0 + clearance 0.025 */
                 samples++;
             }
+            if (pa || pb) /* the same bits, as dyn.h promises */
+                assert_memory_equal(k->rot_one, k->rot_many, (size_t)n * sizeof(sinew_quat));
+            assert_int_equal(sinew_dyn_state_resets(k->many), 0);
+            for (int j = 0; c == 0 && j < n; j++)
+                idle_effect = fmaxf(idle_effect, rotation_angle(plain_rot[j], k->rot_one[j]));
             for (int j = 0; j < n; j++) {
                 worst_angle = fmaxf(worst_angle, rotation_angle(k->rot_one[j], k->rot_many[j]));
                 const sinew_quat rest = o->fx.nodes[o->fx.tail0 + j].rest.rotation;
@@ -143,12 +167,34 @@ static void test_run_many_matches_run_under_violent_motion(void **state)
     if (trace) assert_int_equal(fclose(trace), 0);
     runner_free(&ra);
     runner_free(&rb);
+    runner_free(&plain);
+    return idle_effect;
+}
+
+static void test_run_many_matches_run_under_violent_motion(void **state)
+{
+    (void)state;
+    compare_run_many(NULL, NULL, 0);
+}
+
+/* With idle sway on (free-running on one rig, looping every 2 s on the other) and a seed
+ * per chain, run_many is still run bit for bit, and no state is ever reset. */
+static void test_run_many_matches_run_with_idle_sway(void **state)
+{
+    (void)state;
+    sinew_dyn_params pa = {0}, pb = {0};
+    pa.idle = pb.idle = 20.0f * DEG;
+    pb.idle_period = 2.0f;
+    const float effect = compare_run_many(&pa, &pb, 1);
+    print_message("idle sway moved chain 0 by up to %.1f deg\n", (double)(effect / DEG));
+    assert_true(effect > 1.0f * DEG); /* the sway was really on */
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_run_many_matches_run_under_violent_motion),
+        cmocka_unit_test(test_run_many_matches_run_with_idle_sway),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,7 +19,11 @@ const char *bake_cli_options_help =
     "  --rest-curve B    0 = centred rest arc, 1 = the modelled curve (default 0)\n"
     "  --bind-limit DEG  largest bend of a tail link from its bind direction, what folds the\n"
     "                    skin; 0 to 180 (default 25)\n"
-    "  --floor Y|off     floor plane height in file units, or no floor contact (default 0)\n";
+    "  --floor Y|off     floor plane height in file units, or no floor contact (default 0)\n"
+    "  --idle DEG        idle sway: a slow seeded swing of the rest arc, its chord (root\n"
+    "                    to tip) turning by up to DEG, so a standing tail lives; its\n"
+    "                    frequencies fit each clip's loop; 0 to 45 (default 0: off)\n"
+    "  --idle-seed N     seed of the idle sway, 0 to 4294967295 (default 0)\n";
 
 /* A spring option and the sinew_dyn_params field it sets, in the unit the library shows that
  * field in (sinew_dyn_param_unit: degrees for angles). The values it accepts are checked
@@ -35,7 +40,7 @@ static const float_option options[] = {
     {"--frequency", FIELD(frequency_root)}, {"--damping", FIELD(damping_ratio)},
     {"--gravity", FIELD(gravity)},          {"--carry", FIELD(carry)},
     {"--rest-curve", FIELD(rest_curve)},    {"--bind-limit", FIELD(bind_limit)},
-    {"--floor", FIELD(floor_height)},
+    {"--floor", FIELD(floor_height)},       {"--idle", FIELD(idle)},
 };
 #undef FIELD
 
@@ -57,8 +62,13 @@ static int parse_value(const char *command, const float_option *o, int argc, cha
         return -1;
     }
     float field = (float)((double)value / shown);
-    /* Zero means "default" in sinew_dyn_params: keep an explicit 0 as a tiny value. */
-    if (field == 0.0f) field = 1e-12f;
+    /* Zero means "default" in sinew_dyn_params: keep an explicit 0 as a tiny value, unless
+     * the default is 0 itself (--idle 0 is off, bit for bit). */
+    sinew_dyn_params defaults;
+    sinew_dyn_params_default(&defaults);
+    float fallback;
+    memcpy(&fallback, (const char *)&defaults + o->offset, sizeof fallback);
+    if (field == 0.0f && fallback != 0.0f) field = 1e-12f;
     memcpy((char *)params + o->offset, &field, sizeof field);
     return 1;
 }
@@ -70,6 +80,18 @@ int bake_cli_parse_option(const char *command, int argc, char **argv, int *i,
     if (!strcmp(arg, "--floor") && *i + 1 < argc && !strcmp(argv[*i + 1], "off")) {
         *i += 1;
         params->disable |= SINEW_DYN_NO_FLOOR;
+        return 1;
+    }
+    if (!strcmp(arg, "--idle-seed")) {
+        const char *v = cli_option_value(command, argc, argv, i);
+        unsigned long seed;
+        if (!v) return -1;
+        if (!cli_parse_uint(v, 0, UINT32_MAX, &seed)) {
+            cli_usage_error(command, "--idle-seed wants a whole number from 0 to %lu, not '%s'",
+                            (unsigned long)UINT32_MAX, v);
+            return -1;
+        }
+        params->idle_seed = (uint32_t)seed;
         return 1;
     }
     for (size_t k = 0; k < sizeof options / sizeof options[0]; k++)
@@ -103,14 +125,14 @@ int bake_cli_check(const char *command, const sinew_dyn_params *params)
 
 void bake_cli_print(const sinew_model *model, const sinew_bake_track *summaries)
 {
-    printf("  %-24s %5s %6s %5s %7s %8s %8s %8s\n", "clip", "keys", "rate", "loop", "passes",
-           "drift", "seam", "swing");
+    printf("  %-24s %5s %6s %5s %7s %8s %8s %8s %8s\n", "clip", "keys", "rate", "loop", "passes",
+           "drift", "seam", "swing", "tip");
     for (uint32_t c = 0; c < model->clip_count; c++) {
         const sinew_bake_track *t = &summaries[c];
-        printf("  %s %5u %6.1f %5s %7u %7.2f° %7.2f° %7.1f°%s\n",
+        printf("  %s %5u %6.1f %5s %7u %7.2f° %7.2f° %7.1f° %7.2f°%s\n",
                safe_text_pad(model->clips[c].name, 24).s, t->key_count, (double)t->rate,
                t->looping ? "yes" : "no", t->passes, (double)t->drift_degrees,
-               (double)t->seam_degrees, (double)t->swing_degrees,
+               (double)t->seam_degrees, (double)t->swing_degrees, (double)t->tip_swing_degrees,
                t->looping && !t->closed
                    ? "  (state did not return within the pass limit: drift spread over the loop)"
                    : "");

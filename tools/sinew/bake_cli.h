@@ -24,7 +24,8 @@ int bake_cli_parse_option(const char *command, int argc, char **argv, int *i,
  * error and returns -1. */
 int bake_cli_check(const char *command, const sinew_dyn_params *params);
 
-/* Prints one line per clip: keys, rate, loop, warm-up passes, seam and swing in degrees. */
+/* Prints one line per clip: keys, rate, loop, warm-up passes, drift, seam, the largest joint
+ * swing and the tip's swing relative to the body (sinew_bake_track), in degrees. */
 void bake_cli_print(const sinew_model *model, const sinew_bake_track *summaries);
 
 /* Help text for --vrm-springs (both commands take it). */
