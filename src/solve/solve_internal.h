@@ -39,6 +39,11 @@ typedef struct solve_pair {
     double uut[16]; /* sum_i w_ij w_ik u~ u~^T, row-major 4x4, u~ = (u, 1) in bind space */
 } solve_pair;
 
+/* Entries [begin, end) of one joint in one block of constraint vertices. */
+typedef struct solve_segment {
+    uint32_t joint, begin, end;
+} solve_segment;
+
 /* A joint's kind in the sweep. */
 enum {
     SOLVE_JOINT_EMPTY = 0, /* no constraint weight: follows its parent at rest */
@@ -57,11 +62,15 @@ struct sinew_solver {
     uint32_t constraint_count;
     uint32_t *constraints; /* rig vertex indices */
 
-    /* influences grouped by joint (CSR): entries of joint j are [entry_start[j],
-     * entry_start[j+1]); each is a constraint vertex's rig index and its weight */
-    uint32_t *entry_start;  /* joint_count + 1 */
+    /* influences of the constraint vertices, by blocks of consecutive constraints and within
+     * a block by joint (moments.c says why): block b's segments are [block_seg[b],
+     * block_seg[b+1]); a segment's entries are constraint vertices' rig indices and weights */
+    uint32_t block_count;
+    uint32_t *block_seg;    /* block_count + 1 */
+    solve_segment *seg;     /* one joint's entries in one block */
     uint32_t *entry_vertex; /* rig vertex index */
     float *entry_weight;
+    double *entry_sum; /* joint_count * 4: sum_i w_ij u~_i */
 
     /* pairs and, per joint, its pairs (CSR): neighbour k and the pair index */
     uint32_t pair_count;
