@@ -29,9 +29,6 @@
  * ~1,000 makes the segments short (their setup shows); above ~20,000 a block outgrows L2. */
 #define SOLVE_BLOCK 4096u
 
-/* Row-major positions of a 4x4's upper triangle, row by row. */
-static const int upper[10] = {0, 1, 2, 3, 5, 6, 7, 10, 11, 15};
-
 static float vertex_weight_sum(const sinew_mesh *mesh, uint32_t v)
 {
     float s = 0;
@@ -221,8 +218,10 @@ sinew_result solve_build_moments(sinew_solver *s, sinew_error *err)
                 const double ww = (double)wt[p] * (double)wt[q];
                 /* two slots naming the same joint still count as w_ij = sum of both */
                 const double f = (q != p && jt[p] == jt[q]) ? 2 * ww : ww;
-                for (int i = 0; i < 10; i++)
-                    pr->uut[upper[i]] += f * uu[i];
+                double *t = pr->uut; /* constant offsets: the compiler pairs them */
+                t[0] += f * uu[0], t[1] += f * uu[1], t[2] += f * uu[2], t[3] += f * uu[3];
+                t[5] += f * uu[4], t[6] += f * uu[5], t[7] += f * uu[6];
+                t[10] += f * uu[7], t[11] += f * uu[8], t[15] += f * uu[9];
             }
         }
     }
@@ -271,6 +270,14 @@ sinew_result solve_build_moments(sinew_solver *s, sinew_error *err)
     return SINEW_OK;
 }
 
+#if SOLVE_SSE2
+/* (x, y) of a float vector as two doubles, from one 8-byte load. */
+static inline __m128d load_xy(const sinew_vec3 *p)
+{
+    return _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p)));
+}
+#endif
+
 /* One segment's entries added to o = vuT_j (3x4) about the reference point r: the twelve
  * sums stay in registers while the entries stream by. Both paths do the same multiplications
  * and additions in the same order (the SSE2 one two columns at a time), so they agree to the
@@ -285,15 +292,16 @@ static void segment_moments(const sinew_solver *s, const solve_segment *g, const
     /* rows x, y, z of the target; columns (0, 1) and (2, 3) of u~ */
     __m128d x01 = _mm_loadu_pd(&o[0]), x23 = _mm_loadu_pd(&o[2]), y01 = _mm_loadu_pd(&o[4]),
             y23 = _mm_loadu_pd(&o[6]), z01 = _mm_loadu_pd(&o[8]), z23 = _mm_loadu_pd(&o[10]);
-    const __m128d dxy = _mm_set_pd(r[1], r[0]), dz = _mm_set_sd(r[2]), one = _mm_set_sd(1.0);
+    /* u23 = (u_z, 1) is made from `one`'s high half */
+    const __m128d dxy = _mm_set_pd(r[1], r[0]), dz = _mm_set_sd(r[2]), one = _mm_set_pd(1.0, 0.0);
     for (uint32_t e = g->begin; e < g->end; e++) {
         const sinew_vec3 *p = &y[vertex[e]], *b = &u[vertex[e]];
         const __m128d w = _mm_set1_pd(weight[e]);
-        const __m128d pxy = _mm_mul_pd(_mm_sub_pd(_mm_set_pd(p->y, p->x), dxy), w);
-        const __m128d pz = _mm_mul_sd(_mm_sub_sd(_mm_set_sd(p->z), dz), w);
+        const __m128d pxy = _mm_mul_pd(_mm_sub_pd(load_xy(p), dxy), w);
+        const __m128d pz = _mm_mul_sd(_mm_sub_sd(_mm_cvtss_sd(dz, _mm_load_ss(&p->z)), dz), w);
         const __m128d px = _mm_unpacklo_pd(pxy, pxy), py = _mm_unpackhi_pd(pxy, pxy),
                       pzz = _mm_unpacklo_pd(pz, pz);
-        const __m128d u01 = _mm_set_pd(b->y, b->x), u23 = _mm_unpacklo_pd(_mm_set_sd(b->z), one);
+        const __m128d u01 = load_xy(b), u23 = _mm_cvtss_sd(one, _mm_load_ss(&b->z));
         x01 = _mm_add_pd(x01, _mm_mul_pd(px, u01));
         x23 = _mm_add_pd(x23, _mm_mul_pd(px, u23));
         y01 = _mm_add_pd(y01, _mm_mul_pd(py, u01));
