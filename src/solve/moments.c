@@ -38,9 +38,10 @@ static float vertex_weight_sum(const sinew_mesh *mesh, uint32_t v)
 }
 
 /* The influences of constraint vertices [c0, c1), grouped by joint and in constraint order
- * within a joint: counts them (segments from position *e on, *e advanced past them) and,
- * when `seg` is not NULL, writes the segments and their entries and adds each entry to
- * entry_sum. Returns the number of segments. `count` is J zeroed counters, left zeroed. */
+ * within a joint: writes their segments to `seg` and entries from position *e on (*e
+ * advanced past them), and adds each entry to entry_sum. Returns the number of segments.
+ * `count` is J zeroed counters, left zeroed. Counting and filling a block back to back reads
+ * its influences from cache the second time. */
 static uint32_t block_entries(sinew_solver *s, uint32_t c0, uint32_t c1, uint32_t *count,
                               solve_segment *seg, uint32_t *e)
 {
@@ -57,13 +58,9 @@ static uint32_t block_entries(sinew_solver *s, uint32_t c0, uint32_t c1, uint32_
     uint32_t n = 0;
     for (uint32_t j = 0; j < J; j++) {
         if (!count[j]) continue;
-        if (seg) seg[n] = (solve_segment){j, *e, *e};
+        seg[n] = (solve_segment){j, *e, *e};
         *e += count[j];
         count[j] = n++; /* from here on: the joint's segment */
-    }
-    if (!seg) {
-        memset(count, 0, J * sizeof *count);
-        return n;
     }
     for (uint32_t c = c0; c < c1; c++) {
         const uint32_t v = s->constraints[c];
@@ -81,37 +78,32 @@ static uint32_t block_entries(sinew_solver *s, uint32_t c0, uint32_t c1, uint32_
             sum[0] += w * u.x, sum[1] += w * u.y, sum[2] += w * u.z, sum[3] += w;
         }
     }
-    memset(count, 0, J * sizeof *count);
+    for (uint32_t k = 0; k < n; k++)
+        count[seg[k].joint] = 0;
     return n;
 }
 
-/* Blocks of SOLVE_BLOCK constraint vertices, each block's entries grouped by joint. */
+/* Blocks of SOLVE_BLOCK constraint vertices, each block's entries grouped by joint. A block
+ * has at most one segment per joint and per entry, which bounds the segment table. */
 static sinew_result build_segments(sinew_solver *s, uint32_t entries)
 {
     const sinew_allocator *a = &s->alloc;
     const uint32_t C = s->constraint_count, J = s->joint_count;
     const uint32_t B = (C + SOLVE_BLOCK - 1) / SOLVE_BLOCK;
+    const size_t most = (size_t)B * J < entries ? (size_t)B * J : entries;
     uint32_t *count = sinew_alloc(a, J, sizeof(uint32_t));
     s->block_count = B;
     s->block_seg = sinew_alloc(a, (size_t)B + 1, sizeof(uint32_t));
+    s->seg = sinew_alloc(a, most ? most : 1, sizeof(solve_segment));
     s->entry_vertex = sinew_alloc(a, entries ? entries : 1, sizeof(uint32_t));
     s->entry_weight = sinew_alloc(a, entries ? entries : 1, sizeof(float));
     s->entry_sum = sinew_alloc(a, (size_t)J * 4, sizeof(double));
-    if (!count || !s->block_seg || !s->entry_vertex || !s->entry_weight || !s->entry_sum) {
+    if (!count || !s->block_seg || !s->seg || !s->entry_vertex || !s->entry_weight ||
+        !s->entry_sum) {
         sinew_free(a, count);
         return SINEW_ERR_OUT_OF_MEMORY;
     }
-    uint32_t segments = 0, e = 0;
-    for (uint32_t b = 0; b < B; b++) {
-        const uint32_t c1 = b + 1 < B ? (b + 1) * SOLVE_BLOCK : C;
-        segments += block_entries(s, b * SOLVE_BLOCK, c1, count, NULL, &e);
-    }
-    s->seg = sinew_alloc(a, segments ? segments : 1, sizeof(solve_segment));
-    if (!s->seg) {
-        sinew_free(a, count);
-        return SINEW_ERR_OUT_OF_MEMORY;
-    }
-    e = 0;
+    uint32_t e = 0;
     for (uint32_t b = 0; b < B; b++) {
         const uint32_t c1 = b + 1 < B ? (b + 1) * SOLVE_BLOCK : C;
         s->block_seg[b + 1] = s->block_seg[b] + block_entries(s, b * SOLVE_BLOCK, c1, count,
@@ -341,6 +333,9 @@ int solve_frame_moments(sinew_solver *s, const sinew_vec3 *y)
     const sinew_vec3 y0 = y[s->constraints[0]];
     const double r[3] = {y0.x, y0.y, y0.z};
     double sx = 0, sy = 0, sz = 0, ss = 0;
+#if defined(SOLVE_AVX)
+    const int avx = __builtin_cpu_supports("avx");
+#endif
     memset(s->vut, 0, (size_t)J * 12 * sizeof *s->vut);
     for (uint32_t b = 0; b < s->block_count; b++) {
         const uint32_t c1 = b + 1 < s->block_count ? (b + 1) * SOLVE_BLOCK : C;
@@ -352,8 +347,17 @@ int solve_frame_moments(sinew_solver *s, const sinew_vec3 *y)
             sz += dz;
             ss += dx * dx + dy * dy + dz * dz;
         }
-        for (uint32_t g = s->block_seg[b]; g < s->block_seg[b + 1]; g++)
-            segment_moments(s, &s->seg[g], y, r, &s->vut[(size_t)s->seg[g].joint * 12]);
+        for (uint32_t g = s->block_seg[b]; g < s->block_seg[b + 1]; g++) {
+            double *o = &s->vut[(size_t)s->seg[g].joint * 12];
+#if defined(SOLVE_AVX)
+            if (avx) {
+                solve_segment_moments_avx(s->rig->mesh.positions, y, s->entry_vertex,
+                                          s->entry_weight, s->seg[g].begin, s->seg[g].end, r, o);
+                continue;
+            }
+#endif
+            segment_moments(s, &s->seg[g], y, r, o);
+        }
     }
     if (!isfinite(sx) || !isfinite(sy) || !isfinite(sz) || !isfinite(ss)) return 0;
     const double m[3] = {sx / C, sy / C, sz / C};

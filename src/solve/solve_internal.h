@@ -140,6 +140,17 @@ double solve_grid_box_distance(const solve_grid *g, sinew_vec3 p);
 /* align.c: the alignment as an affine map (x_target = A x_source) and its inverse. */
 void solve_alignment_affine(const sinew_solve_alignment *a, solve_affine *fwd, solve_affine *inv);
 
+/* moments_avx.c: one segment's entries added to o = vuT_j about r, with AVX. Built where
+ * src/solve/CMakeLists.txt asks for it (x86-64) and the compiler can pick it at run time. */
+#if defined(SINEW_SOLVE_AVX) && !defined(SINEW_SOLVE_PORTABLE) && defined(__has_builtin)
+#if __has_builtin(__builtin_cpu_supports)
+#define SOLVE_AVX 1
+void solve_segment_moments_avx(const sinew_vec3 *u, const sinew_vec3 *y, const uint32_t *vertex,
+                               const float *weight, uint32_t begin, uint32_t end, const double r[3],
+                               double *o);
+#endif
+#endif
+
 /* moments.c */
 sinew_result solve_build_moments(sinew_solver *s, sinew_error *err);
 /* vuT, yy and the centre of one frame's targets. 0 when a target is not finite. */
