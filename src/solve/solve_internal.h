@@ -39,6 +39,11 @@ typedef struct solve_pair {
     double uut[16]; /* sum_i w_ij w_ik u~ u~^T, row-major 4x4, u~ = (u, 1) in bind space */
 } solve_pair;
 
+/* Entries [begin, end) of one joint in one block of constraint vertices. */
+typedef struct solve_segment {
+    uint32_t joint, begin, end;
+} solve_segment;
+
 /* A joint's kind in the sweep. */
 enum {
     SOLVE_JOINT_EMPTY = 0, /* no constraint weight: follows its parent at rest */
@@ -57,11 +62,15 @@ struct sinew_solver {
     uint32_t constraint_count;
     uint32_t *constraints; /* rig vertex indices */
 
-    /* influences grouped by joint (CSR): entries of joint j are [entry_start[j],
-     * entry_start[j+1]); each is a constraint vertex's rig index and its weight */
-    uint32_t *entry_start;  /* joint_count + 1 */
+    /* influences of the constraint vertices, by blocks of consecutive constraints and within
+     * a block by joint (moments.c says why): block b's segments are [block_seg[b],
+     * block_seg[b+1]); a segment's entries are constraint vertices' rig indices and weights */
+    uint32_t block_count;
+    uint32_t *block_seg;    /* block_count + 1 */
+    solve_segment *seg;     /* one joint's entries in one block */
     uint32_t *entry_vertex; /* rig vertex index */
     float *entry_weight;
+    double *entry_sum; /* joint_count * 4: sum_i w_ij u~_i */
 
     /* pairs and, per joint, its pairs (CSR): neighbour k and the pair index */
     uint32_t pair_count;
@@ -130,6 +139,17 @@ double solve_grid_box_distance(const solve_grid *g, sinew_vec3 p);
 
 /* align.c: the alignment as an affine map (x_target = A x_source) and its inverse. */
 void solve_alignment_affine(const sinew_solve_alignment *a, solve_affine *fwd, solve_affine *inv);
+
+/* moments_avx.c: one segment's entries added to o = vuT_j about r, with AVX. Built where
+ * src/solve/CMakeLists.txt asks for it (x86-64) and the compiler can pick it at run time. */
+#if defined(SINEW_SOLVE_AVX) && !defined(SINEW_SOLVE_PORTABLE) && defined(__has_builtin)
+#if __has_builtin(__builtin_cpu_supports)
+#define SOLVE_AVX 1
+void solve_segment_moments_avx(const sinew_vec3 *u, const sinew_vec3 *y, const uint32_t *vertex,
+                               const float *weight, uint32_t begin, uint32_t end, const double r[3],
+                               double *o);
+#endif
+#endif
 
 /* moments.c */
 sinew_result solve_build_moments(sinew_solver *s, sinew_error *err);

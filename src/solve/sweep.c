@@ -98,13 +98,13 @@ void sinew_solver_free(sinew_solver *s)
 {
     if (!s) return;
     const sinew_allocator a = s->alloc;
-    void *blocks[] = {s->constraints, s->entry_start, s->entry_vertex, s->entry_weight,
-                      s->pairs,       s->nbr_start,   s->nbr_joint,    s->nbr_pair,
-                      s->self_pair,   s->init_uut,    s->kind,         s->node_joint,
-                      s->bind,        s->ibm,         s->file_local,   s->rest_local,
-                      s->empty_local, s->vut,         s->cur,          s->world,
-                      s->scratch,     s->local_rot,   s->order,        s->scale,
-                      s->hist,        s->sub_start,   s->sub_joint,    s->in_sub};
+    void *blocks[] = {
+        s->constraints, s->block_seg,  s->seg,        s->entry_vertex, s->entry_weight,
+        s->entry_sum,   s->pairs,      s->nbr_start,  s->nbr_joint,    s->nbr_pair,
+        s->self_pair,   s->init_uut,   s->kind,       s->node_joint,   s->bind,
+        s->ibm,         s->file_local, s->rest_local, s->empty_local,  s->vut,
+        s->cur,         s->world,      s->scratch,    s->local_rot,    s->order,
+        s->scale,       s->hist,       s->sub_start,  s->sub_joint,    s->in_sub};
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
         sinew_free(&a, blocks[i]);
     sinew_free(&a, s);

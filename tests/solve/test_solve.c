@@ -663,6 +663,73 @@ static void test_max_vertices(void **state)
     sinew_model_free(coarse);
 }
 
+/* The per-frame moments against their definition summed vertex by vertex: a shuffled mesh
+ * of several constraint blocks (its joints' entries scattered over all of them), one vertex
+ * naming a joint in two slots, targets far from the origin. */
+static void test_moments_direct(void **state)
+{
+    (void)state;
+    fixture_params p = fixture_default();
+    p.rings = 20;
+    p.sides = 40; /* 34,400 vertices: nine blocks of the per-frame pass */
+    sinew_model *m = fixture_creature(&p);
+    fixture_shuffle(m, 7);
+    sinew_mesh *mesh = &m->mesh;
+    const uint32_t V = mesh->vertex_count;
+    /* vertex 5: its first influence split over two slots naming the same joint */
+    float *w5 = &mesh->influence_weights[5 * SINEW_MAX_INFLUENCES];
+    uint16_t *j5 = &mesh->influence_joints[5 * SINEW_MAX_INFLUENCES];
+    w5[SINEW_MAX_INFLUENCES - 1] = 0.5f * w5[0];
+    j5[SINEW_MAX_INFLUENCES - 1] = j5[0];
+    w5[0] *= 0.5f;
+    sinew_vec3 *y = malloc(V * sizeof *y);
+    uint32_t seed = 3;
+    for (uint32_t i = 0; i < V; i++)
+        y[i] = (sinew_vec3){mesh->positions[i].x + 300.0f + 0.1f * fixture_rand(&seed),
+                            mesh->positions[i].y - 0.1f * fixture_rand(&seed),
+                            mesh->positions[i].z + 0.1f * fixture_rand(&seed)};
+    sinew_solver *s = NULL;
+    assert_int_equal(sinew_solver_create(m, NULL, NULL, &s, NULL), SINEW_OK);
+    assert_true(solve_frame_moments(s, y));
+    const uint32_t J = m->skin.joint_count;
+    double d[3] = {0, 0, 0}, yy = 0, size = 0;
+    for (uint32_t i = 0; i < V; i++) {
+        d[0] += y[i].x, d[1] += y[i].y, d[2] += y[i].z;
+        size = fmax(size, sinew_vec3_length(mesh->positions[i]));
+    }
+    for (int r = 0; r < 3; r++)
+        d[r] /= V;
+    double *vut = calloc((size_t)J * 12, sizeof *vut);
+    for (uint32_t i = 0; i < V; i++) {
+        const double q[3] = {y[i].x - d[0], y[i].y - d[1], y[i].z - d[2]};
+        const double u[4] = {mesh->positions[i].x, mesh->positions[i].y, mesh->positions[i].z, 1};
+        yy += q[0] * q[0] + q[1] * q[1] + q[2] * q[2];
+        for (int k = 0; k < SINEW_MAX_INFLUENCES; k++) {
+            const double w = mesh->influence_weights[(size_t)i * SINEW_MAX_INFLUENCES + k];
+            const uint16_t j = mesh->influence_joints[(size_t)i * SINEW_MAX_INFLUENCES + k];
+            if (!(w > 0)) continue;
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 4; c++)
+                    vut[(size_t)j * 12 + (size_t)(r * 4 + c)] += w * q[r] * u[c];
+        }
+    }
+    for (int r = 0; r < 3; r++)
+        assert_true(fabs(s->centre[r] - d[r]) <= 1e-9 * fabs(d[r]) + 1e-12);
+    assert_true(fabs(s->yy - yy) <= 1e-9 * yy);
+    /* each entry sums V terms of at most |q| |u~| <= (2 size + 0.3) (size + 1): a bound of a
+     * thousand roundings per term (the direct sums themselves differ in order) */
+    const double tol = 1e-13 * V * (2 * size + 0.3) * (size + 1);
+    double worst = 0;
+    for (size_t i = 0; i < (size_t)J * 12; i++)
+        worst = fmax(worst, fabs(s->vut[i] - vut[i]));
+    print_message("moments: %u vertices, worst |vuT - direct| %.2e (bound %.2e)\n", V, worst, tol);
+    assert_true(worst <= tol);
+    free(vut);
+    free(y);
+    sinew_solver_free(s);
+    sinew_model_free(m);
+}
+
 /* Degenerate bones: a joint whose weighted points are collinear has a free spin about the
  * line; the tie-break keeps it where it was, so the answer stays finite, continuous and exact
  * where it is determined. */
@@ -1239,6 +1306,7 @@ int main(void)
         cmocka_unit_test(test_shuffled_and_resolution),
         cmocka_unit_test(test_other_meshes_of_one_creature),
         cmocka_unit_test(test_max_vertices),
+        cmocka_unit_test(test_moments_direct),
         cmocka_unit_test(test_degenerate_bone),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_refuse_far),
