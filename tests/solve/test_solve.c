@@ -73,6 +73,24 @@ static void solve_or_fail(const sinew_model *src, const sinew_model *rig, const 
     assert_int_equal(r, SINEW_OK);
 }
 
+/* Solves src's first clip onto rig through their correspondence; returns Q as played, the
+ * solve in *res (free it). */
+static sinew_solve_quality solve_played(const sinew_model *src, const sinew_model *rig,
+                                        sinew_solve_clip_result *res)
+{
+    uint32_t *nearest = malloc(rig->mesh.vertex_count * sizeof *nearest);
+    sinew_correspondence_stats st;
+    sinew_error err = {0};
+    assert_int_equal(sinew_solve_correspond(src, rig, NULL, nearest, &st, &err), SINEW_OK);
+    solve_or_fail(src, rig, nearest, NULL, res);
+    sinew_solve_quality played;
+    assert_int_equal(sinew_solve_quality_played(src, &src->clips[0], rig, nearest, NULL, res, NULL,
+                                                &played, NULL, &err),
+                     SINEW_OK);
+    free(nearest);
+    return played;
+}
+
 static void print_result(const char *what, const sinew_solve_clip_result *r)
 {
     fprintf(stderr,
@@ -318,12 +336,8 @@ static void test_barely_weighted_root(void **state)
         w[0] = 0.5f, j[0] = root;
     }
     const float source_step = max_key_step(&src->clips[0], 0);
-    uint32_t *nearest = malloc(rig->mesh.vertex_count * sizeof *nearest);
-    sinew_correspondence_stats st;
-    sinew_error err = {0};
-    assert_int_equal(sinew_solve_correspond(src, rig, NULL, nearest, &st, &err), SINEW_OK);
     sinew_solve_clip_result res;
-    solve_or_fail(src, rig, nearest, NULL, &res);
+    const sinew_solve_quality played = solve_played(src, rig, &res);
     float solved_step = 0;
     for (uint32_t f = 1; f < res.frame_count; f++) {
         const sinew_quat a = res.poses[(size_t)(f - 1) * res.node_count].rotation;
@@ -331,17 +345,12 @@ static void test_barely_weighted_root(void **state)
         const float step = sinew_quat_angle(sinew_quat_mul(sinew_quat_conjugate(a), b));
         if (step > solved_step) solved_step = step;
     }
-    sinew_solve_quality played;
-    assert_int_equal(sinew_solve_quality_played(src, &src->clips[0], rig, nearest, NULL, &res, NULL,
-                                                &played, NULL, &err),
-                     SINEW_OK);
     fprintf(stderr,
             "barely weighted root: source turns %.4f rad per key at most, solved %.4f; Q at "
             "frames %.4f%%, as played %.4f%%\n",
             (double)source_step, (double)solved_step, 100 * res.quality.q, 100 * played.q);
     assert_true(solved_step <= source_step + 1e-3f);
     sinew_solve_clip_result_free(&res, NULL);
-    free(nearest);
     sinew_model_free(src);
     sinew_model_free(rig);
 }
@@ -612,22 +621,13 @@ static void test_other_meshes_of_one_creature(void **state)
     const char *what[3] = {"decimated copy", "subdivided copy", "copy with horns"};
     for (int i = 0; i < 3; i++) {
         sinew_model *rig = targets[i];
-        uint32_t *nearest = malloc(rig->mesh.vertex_count * sizeof *nearest);
-        sinew_correspondence_stats st;
-        sinew_error err = {0};
-        assert_int_equal(sinew_solve_correspond(src, rig, NULL, nearest, &st, &err), SINEW_OK);
         sinew_solve_clip_result res;
-        solve_or_fail(src, rig, nearest, NULL, &res);
-        sinew_solve_quality played;
-        assert_int_equal(sinew_solve_quality_played(src, &src->clips[0], rig, nearest, NULL, &res,
-                                                    NULL, &played, NULL, &err),
-                         SINEW_OK);
+        const sinew_solve_quality played = solve_played(src, rig, &res);
         fprintf(stderr, "  %-16s %5u vertices: Q as played %.3f%%, mean %.4f%%, max %.3f%%\n",
                 what[i], rig->mesh.vertex_count, 100 * played.q, 100 * played.mean_error,
                 100 * played.max_error);
         assert_true(played.q >= 0.99);
         sinew_solve_clip_result_free(&res, NULL);
-        free(nearest);
         sinew_model_free(rig);
     }
     sinew_model_free(src);
