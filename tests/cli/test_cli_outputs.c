@@ -193,6 +193,40 @@ static void test_outputs_are_written_together_or_not_at_all(void **state)
     remove_inputs(&f);
 }
 
+/* As gltfpack and gltf-transform do: an output whose name says another format is refused
+ * (nothing written), and --name=value is --name value. */
+static void test_output_extension_and_equals(void **state)
+{
+    (void)state;
+    files f;
+    make_inputs(&f);
+    const char *bin = test_sinew_bin();
+    char png[700], glb[700];
+    test_path(png, sizeof png, f.dir, "out.png");
+    test_path(glb, sizeof glb, f.dir, "out.glb");
+    static const char *const refused[] = {"bake '%s' -o '%s'", "tail '%s' -o '%s' --no-bake",
+                                          "convert '%s' '%s'"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char cmd[2000];
+        snprintf(cmd, sizeof cmd, refused[i], f.fox, png);
+        assert_int_equal(test_run(out, sizeof out, "'%s' %s", bin, cmd), 2);
+        assert_non_null(strstr(out, "ends in .glb or .gltf"));
+        assert_false(test_file_exists(png));
+    }
+    assert_int_equal(test_run(out, sizeof out, "'%s' render '%s' -o '%s'", bin, f.fox, glb), 2);
+    assert_non_null(strstr(out, "ends in .png"));
+    assert_false(test_file_exists(glb));
+    assert_int_equal(test_run(out, sizeof out,
+                              "'%s' bake '%s' --damping=0.5 --output-unknown=1 -o '%s'", bin, f.fox,
+                              glb),
+                     2);
+    assert_non_null(strstr(out, "--output-unknown")); /* split, then refused as unknown */
+    assert_int_equal(
+        test_run(out, sizeof out, "'%s' bake '%s' --damping=0.5 -o '%s'", bin, f.fox, glb), 0);
+    assert_true(test_file_exists(glb));
+    remove_inputs(&f);
+}
+
 static void test_output_names_and_modes(void **state)
 {
     (void)state;
@@ -295,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_an_output_never_names_an_input),
         cmocka_unit_test(test_outputs_are_written_together_or_not_at_all),
         cmocka_unit_test(test_output_names_and_modes),
+        cmocka_unit_test(test_output_extension_and_equals),
         cmocka_unit_test(test_killed_runs_leave_no_temporary_file),
         cmocka_unit_test(test_errors_name_the_file),
     };

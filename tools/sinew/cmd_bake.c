@@ -85,7 +85,7 @@ int cmd_bake(int argc, char **argv)
     int code = CLI_EXIT_OK, tail = 0;
     uint32_t wings = 0;
     sinew_vrm_fit fit;
-    cli_output outs[1] = {{"-o", out, NULL, 0}};
+    cli_output outs[1] = {{"-o", out, NULL, 0, CLI_FORMAT_GLTF}};
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK ||
         sinew_model_from_document(doc, NULL, &model, &err) != SINEW_OK) {
         code = cli_report_file("bake", in, &err);

@@ -423,7 +423,7 @@ static const char *do_file(const batch_setup *setup, const batch_item *it, cJSON
     sinew_tail_result run;
     memset(&run, 0, sizeof run);
     const char *status = "failed";
-    cli_output outs[1] = {{"output", it->output, NULL, 0}};
+    cli_output outs[1] = {{"output", it->output, NULL, 0, CLI_FORMAT_GLTF}};
     sinew_result loaded = sinew_document_load_memory(data, size, &load, &doc, &err);
     free(data); /* the document has its own copy: one model in memory, not two */
     data = NULL;

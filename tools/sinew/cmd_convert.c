@@ -43,7 +43,7 @@ int cmd_convert(int argc, char **argv)
     sinew_error err = {0};
     sinew_document *doc = NULL;
     if (sinew_document_load_file(paths[0], NULL, &doc, &err)) return cli_report("convert", &err);
-    cli_output outs[1] = {{"OUT", paths[1], NULL, 0}};
+    cli_output outs[1] = {{"OUT", paths[1], NULL, 0, CLI_FORMAT_GLTF}};
     const sinew_document *inputs[1] = {doc};
     int code = cli_outputs_check("convert", outs, 1, inputs, 1, NULL, 0);
     if (code == CLI_EXIT_OK) {

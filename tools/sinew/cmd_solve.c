@@ -334,9 +334,9 @@ int cmd_solve(int argc, char **argv)
         return cli_usage_error(CMD, "--keys all keeps every frame: drop --key-translation and "
                                     "--key-degrees");
     const char *rig_path = control ? source_path : target_path;
-    cli_output outs[3] = {{"-o", out_path, NULL, 0},
-                          {"--heatmap", heatmap_path, NULL, 0},
-                          {"--report", report_path, NULL, 0}};
+    cli_output outs[3] = {{"-o", out_path, NULL, 0, CLI_FORMAT_GLTF},
+                          {"--heatmap", heatmap_path, NULL, 0, CLI_FORMAT_GLTF},
+                          {"--report", report_path, NULL, 0, CLI_FORMAT_ANY}};
     sinew_error err = {0};
     int code = CLI_EXIT_OK;
     sinew_document *src_doc = NULL, *rig_doc = NULL;

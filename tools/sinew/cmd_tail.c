@@ -79,7 +79,8 @@ int cmd_tail(int argc, char **argv)
     sinew_tail_result run;
     memset(&run, 0, sizeof run);
     int code = CLI_EXIT_OK;
-    cli_output outs[2] = {{"-o", out, NULL, 0}, {"--report", report_path, NULL, 0}};
+    cli_output outs[2] = {{"-o", out, NULL, 0, CLI_FORMAT_GLTF},
+                          {"--report", report_path, NULL, 0, CLI_FORMAT_ANY}};
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK) {
         code = cli_report_file("tail", in, &err);
         goto done;

@@ -57,8 +57,31 @@ int main(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (!strcmp(argv[1], "--version")) return cmd_version(0, NULL);
+    /* --name=value is --name value, as gltfpack and gltf-transform accept it */
+    char **args = malloc(((size_t)argc * 2 + 1) * sizeof *args);
+    if (!args) {
+        fprintf(stderr, "sinew: out of memory\n");
+        return CLI_EXIT_INTERNAL;
+    }
+    int n = 0;
+    for (int i = 1; i < argc; i++) {
+        char *eq = strncmp(argv[i], "--", 2) ? NULL : strchr(argv[i], '=');
+        if (eq && eq > argv[i] + 2) {
+            *eq = '\0';
+            args[n++] = argv[i];
+            args[n++] = eq + 1;
+        } else {
+            args[n++] = argv[i];
+        }
+    }
+    args[n] = NULL;
     for (size_t i = 0; i < command_count; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(args[0], commands[i].name)) {
+            const int code = commands[i].run(n, args);
+            free(args);
+            return code;
+        }
+    free(args);
     fprintf(stderr, "sinew: unknown command '%s' (see 'sinew --help')\n", safe_text(argv[1]).s);
     return CLI_EXIT_USAGE;
 }

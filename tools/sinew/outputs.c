@@ -6,10 +6,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "sinew/file.h"
+
+static const char *const format_rule[] = {"", "a glTF output's name ends in .glb or .gltf",
+                                          "a picture's name ends in .png"};
+
+static int ends_with(const char *path, const char *ext)
+{
+    const size_t n = strlen(path), e = strlen(ext);
+    return n > e && !strcasecmp(path + n - e, ext);
+}
+
+static int named_as(const char *path, cli_format format)
+{
+    switch (format) {
+    case CLI_FORMAT_GLTF:
+        return ends_with(path, ".glb") || ends_with(path, ".gltf");
+    case CLI_FORMAT_PNG:
+        return ends_with(path, ".png");
+    default:
+        return 1;
+    }
+}
 
 int cli_outputs_check(const char *command, const cli_output *outs, int count,
                       const sinew_document *const *inputs, int input_count,
@@ -35,6 +57,9 @@ int cli_outputs_check(const char *command, const cli_output *outs, int count,
             if (outs[k].path && sinew_file_same(path, outs[k].path))
                 return cli_usage_error(command, "%s and %s name the same file %s", outs[k].option,
                                        outs[i].option, path);
+        if (!named_as(path, outs[i].format)) /* after: naming an input is the graver mistake */
+            return cli_usage_error(command, "%s %s: %s", outs[i].option, path,
+                                   format_rule[outs[i].format]);
     }
     return CLI_EXIT_OK;
 }

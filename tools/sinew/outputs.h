@@ -6,17 +6,27 @@
 
 #include "sinew/document.h"
 
+/* What an output holds, so that its name must say so (as gltfpack and gltf-transform refuse
+ * an output whose extension does not match what they write). */
+typedef enum cli_format {
+    CLI_FORMAT_ANY = 0, /* not checked */
+    CLI_FORMAT_GLTF,    /* .glb or .gltf */
+    CLI_FORMAT_PNG      /* .png */
+} cli_format;
+
 /* One file a command writes. */
 typedef struct cli_output {
     const char *option; /* how the user named it, for messages: "-o", "--report" */
     const char *path;   /* "-" = standard output; NULL = not asked for (skipped) */
     void *data;         /* malloc'ed bytes, freed by cli_outputs_free */
     size_t size;
+    cli_format format;
 } cli_output;
 
 #define CLI_MAX_OUTPUTS 4
 
-/* CLI_EXIT_OK when every output names a file of its own: none of the files the inputs were
+/* CLI_EXIT_OK when every output's name ends as its format says and names a file of its own:
+ * none of the files the inputs were
  * read from (the input, its external buffers and images: sinew_document_source) and no
  * other output. Otherwise prints a usage error and returns CLI_EXIT_USAGE: inputs are never
  * modified. `input_paths` (may be NULL) are inputs not loaded as documents. */
