@@ -7,8 +7,9 @@
  * Usage: bench_solve [a|b|all] (default all). Fixed seeds; timing is the bench's, never the
  * library's, and is the thread's CPU time (one core is the measure; other load on a shared
  * machine barely moves it, where wall time varied by 2x between runs). The figure is the
- * fastest repetition; the median is printed beside it. "ms per clip" = solver creation (rig moments uuT) + every frame's moments
- * vuT and sweeps; skinning the source clip into targets is printed apart. */
+ * fastest repetition; the median is printed beside it. "ms per clip" = solver creation (rig moments
+ * uuT) + every frame's moments vuT and sweeps; skinning the source clip into targets is printed
+ * apart. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

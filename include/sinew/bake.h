@@ -9,10 +9,10 @@
  * pass is not always enough. Then one more pass is recorded. With the params' idle sway on,
  * the sway's period is set to the clip's duration (sinew_dyn_params.idle_period), so the
  * forced tail has a cycle of the clip's length to settle on and the loop still closes. A
- * non-looping clip starts settled in its first pose. Keys are written at the clip's own rate (at least 30 per second) into
- * the same animation, for the chain joints only: no other channel changes. With
- * sinew_bake_options.key_degrees each joint keeps only the keys a player needs to play its
- * track within that tolerance (the reduction `sinew solve` writes with).
+ * non-looping clip starts settled in its first pose. Keys are written at the clip's own rate (at
+ * least 30 per second) into the same animation, for the chain joints only: no other channel
+ * changes. With sinew_bake_options.key_degrees each joint keeps only the keys a player needs to
+ * play its track within that tolerance (the reduction `sinew solve` writes with).
  *
  * The bake reads the model and never writes it (or any caller pose): each clip runs on its
  * own state and buffers (the article's lesson: clips that read a pose a preview had moved).

@@ -248,7 +248,6 @@ int io_reserve_released(sinew_document *doc, uint32_t more);
  * see io_reserve_released). */
 void io_release_accessor(sinew_document *doc, int64_t index);
 
-
 /* Compressed glTF, decoded on load into plain bufferViews and accessors, the extension then
  * dropped from the file. Only in builds with SINEW_COMPRESSION (libdraco, libmeshoptimizer);
  * without it a file requiring these extensions is refused. */

@@ -209,7 +209,8 @@ int cmd_creature(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     if (!out) return cli_usage_error("creature", "missing -o OUT.glb");
-    cli_output outs[2] = {{"-o", out, NULL, 0, CLI_FORMAT_GLTF}, {"--truth", truth_path, NULL, 0, CLI_FORMAT_ANY}};
+    cli_output outs[2] = {{"-o", out, NULL, 0, CLI_FORMAT_GLTF},
+                          {"--truth", truth_path, NULL, 0, CLI_FORMAT_ANY}};
     if (cli_outputs_check("creature", outs, 2, NULL, 0, NULL, 0) != CLI_EXIT_OK)
         return CLI_EXIT_USAGE;
 
