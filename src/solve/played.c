@@ -313,30 +313,30 @@ sinew_result sinew_solve_quality_written(const sinew_model *source, const sinew_
 {
     if (!result)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "solve: the result is not a solve");
-    sinew_result r = SINEW_OK;
-    if (!result->keys.all) {
-        sinew_solve_quality every;
-        result->keys.all = 1;
-        r = sinew_solve_quality_played(source, clip, rig, nearest, options, result, allocator,
-                                       &every, NULL, err);
-        result->keys.all = 0;
-        for (int halvings = 0; r == SINEW_OK; halvings++) {
-            sinew_solve_quality reduced;
+    if (result->keys.all)
+        return sinew_solve_quality_played(source, clip, rig, nearest, options, result, allocator,
+                                          out, vertex_error, err);
+    /* Each measure of the reduced clip is the answer if it is within the budget: it is kept
+     * in `out` (and vertex_error), so the clip settled on is never measured twice. */
+    sinew_solve_quality every;
+    result->keys.all = 1;
+    sinew_result r = sinew_solve_quality_played(source, clip, rig, nearest, options, result,
+                                                allocator, &every, NULL, err);
+    result->keys.all = 0;
+    for (int halvings = 0; r == SINEW_OK; halvings++) {
+        r = sinew_solve_quality_played(source, clip, rig, nearest, options, result, allocator, out,
+                                       vertex_error, err);
+        if (r != SINEW_OK || every.q - out->q <= SINEW_SOLVE_KEY_Q_LOSS) break;
+        if (halvings == KEY_HALVINGS) { /* every frame keyed: measure that, with its errors */
+            result->keys.all = 1;
             r = sinew_solve_quality_played(source, clip, rig, nearest, options, result, allocator,
-                                           &reduced, NULL, err);
-            if (r != SINEW_OK || every.q - reduced.q <= SINEW_SOLVE_KEY_Q_LOSS) break;
-            if (halvings == KEY_HALVINGS) {
-                result->keys.all = 1;
-                break;
-            }
-            result->keys.translation *= 0.5;
-            result->keys.rotation *= 0.5;
+                                           out, vertex_error, err);
+            break;
         }
-        sinew_allocator alloc = {0};
-        if (allocator) alloc = *allocator;
-        if (r == SINEW_OK) r = solve_keys_count(rig, result, &alloc, err);
+        result->keys.translation *= 0.5;
+        result->keys.rotation *= 0.5;
     }
-    if (r != SINEW_OK) return r;
-    return sinew_solve_quality_played(source, clip, rig, nearest, options, result, allocator, out,
-                                      vertex_error, err);
+    sinew_allocator alloc = {0};
+    if (allocator) alloc = *allocator;
+    return r == SINEW_OK ? solve_keys_count(rig, result, &alloc, err) : r;
 }
