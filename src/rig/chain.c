@@ -272,8 +272,8 @@ static float border_edge_length(const sinew_rig_analysis *a, const sinew_model *
  * tore with a collar of half a segment alone: 2.2% of its tail's edge samples in Walk). */
 #define COLLAR_RADII 2.0f
 
-/* Geodesic distance from the `count` vertices `from` to every representative closer than
- * `reach` (FLT_MAX beyond it), into dist. */
+/* Geodesic distance from the `count` vertices `from` (their representatives) to every
+ * representative closer than `reach` (FLT_MAX beyond it), into dist. */
 static sinew_result distance_from(const sinew_rig_analysis *a, const sinew_model *m,
                                   const uint32_t *from, uint32_t count, float reach, float *dist,
                                   sinew_error *err)
@@ -282,7 +282,7 @@ static sinew_result distance_from(const sinew_rig_analysis *a, const sinew_model
     sinew_result r = rig_geodesic_init(&geo, a, m, err);
     if (r != SINEW_OK) return r;
     for (uint32_t i = 0; i < count; i++)
-        rig_geodesic_seed(&geo, from[i], 0);
+        rig_geodesic_seed(&geo, a->weld[from[i]], 0);
     uint32_t v;
     float d;
     while (rig_geodesic_next(&geo, &v, &d) && d < reach) {
@@ -299,28 +299,21 @@ static sinew_result distance_from(const sinew_rig_analysis *a, const sinew_model
  * on outwards: a body vertex at geodesic distance d < `reach` from the tail's skin gets
  * Tail_1 weight 0.5 (1 - d / reach) (its rigger's weights scaled to make room), `reach` at
  * least the half segment over which the body's weights fade out inside. The rigger's heaviest joint
- * keeps the largest weight (Tail_1 at most w0 / (1 + w0)): the collar stays body skin. */
+ * keeps the largest weight (Tail_1 at most w0 / (1 + w0)): the collar stays body skin. `dist`
+ * is scratch for the distances (vertex_count). */
 static sinew_result blend_collar(const sinew_rig_analysis *a, const sinew_model *m,
-                                 const sinew_rig_report *rep, uint32_t piece, uint32_t tail_1,
-                                 float reach, sinew_rig_plan *plan, sinew_error *err)
+                                 const sinew_rig_report *rep, const uint32_t *verts, uint32_t count,
+                                 uint32_t tail_1, float reach, float *dist, sinew_rig_plan *plan,
+                                 sinew_error *err)
 {
-    rig_geodesic geo;
-    sinew_result r = rig_geodesic_init(&geo, a, m, err);
+    sinew_result r = distance_from(a, m, verts, count, reach, dist, err);
     if (r != SINEW_OK) return r;
-    const uint32_t nv = m->mesh.vertex_count;
-    for (uint32_t v = 0; v < nv; v++)
-        if (rep->vertex_piece[v] == piece) rig_geodesic_seed(&geo, a->weld[v], 0);
-    uint32_t v;
-    float d;
-    while (rig_geodesic_next(&geo, &v, &d) && d < reach) {
-    }
-    for (uint32_t x = 0; x < nv; x++) {
-        const uint32_t w = a->weld[x];
-        if (!geo.done[w] || !(geo.g[w] > 0) || geo.g[w] >= reach) continue;
-        if (owned_by_appendage(rep, x)) continue;
+    for (uint32_t x = 0; x < m->mesh.vertex_count; x++) {
+        const float g = dist[a->weld[x]];
+        if (!(g > 0) || g == FLT_MAX || owned_by_appendage(rep, x)) continue;
         const size_t o = (size_t)x * SINEW_MAX_INFLUENCES;
         const float w0 = plan->weights[o];
-        float t = fminf(0.5f * (1.0f - geo.g[w] / reach), 0.999f * w0 / (1.0f + w0));
+        float t = fminf(0.5f * (1.0f - g / reach), 0.999f * w0 / (1.0f + w0));
         if (!(t > 0)) continue;
         uint32_t jj[SINEW_MAX_INFLUENCES + 1];
         float ww[SINEW_MAX_INFLUENCES + 1];
@@ -330,7 +323,6 @@ static sinew_result blend_collar(const sinew_rig_analysis *a, const sinew_model 
                    ww[k + 1] = (1 - t) * plan->weights[o + (size_t)k];
         write_slots(plan->joints + o, plan->weights + o, jj, ww, SINEW_MAX_INFLUENCES + 1);
     }
-    rig_geodesic_free(&geo);
     return SINEW_OK;
 }
 
@@ -487,7 +479,8 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
             size_t o = (size_t)v * SINEW_MAX_INFLUENCES;
             write_slots(plan->joints + o, plan->weights + o, jj, ww, n);
         }
-        if (body_root && (r = blend_collar(a, m, rep, p, next_joint, reach, plan, err)) != SINEW_OK)
+        if (body_root && (r = blend_collar(a, m, rep, verts, count, next_joint, reach, from_border,
+                                           plan, err)) != SINEW_OK)
             goto fail;
         next_joint += K + 1;
         plan->chain_count++;
