@@ -244,6 +244,8 @@ static cJSON *report_json(const sinew_tail_result *run, const char *in, const ch
         cJSON_AddItemToObject(o, "body_after", tail_cli_stretch_json(&g->body_after));
         cJSON_AddItemToArray(clips, o);
     }
+    if (run->baked && run->bakes) /* the bake table's figures (a wing's bake has none) */
+        cJSON_AddItemToObject(root, "bake", bake_cli_json(run->model, run->bakes));
     if (run->vrm)
         cJSON_AddItemToObject(root, "vrm_springs", bake_cli_vrm_json(run->model, &run->vrm_fit));
     return root;
