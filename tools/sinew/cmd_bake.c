@@ -26,7 +26,7 @@ static const char *usage =
     "                    within D degrees of the track keyed at every step (first and last\n"
     "                    kept, so loops stay closed); default: every key\n"
     "  --json            print JSON instead of the table, once OUT is written: input, output,\n"
-    "                    bytes (OUT's size), clip_count, tail (1 when a Tail_* chain was\n"
+    "                    bytes (OUT's size), clip_count, tail (true when a Tail_* chain was\n"
     "                    baked), wings (the wing chains baked), clips (the table: per clip\n"
     "                    name, keys, rate, looping, passes, drift_degrees, seam_degrees,\n"
     "                    swing_degrees, tip_swing_degrees, closed) and with --vrm-springs\n"

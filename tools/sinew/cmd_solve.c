@@ -315,7 +315,8 @@ static char *report_text(const solve_args *args, const solve_job *job)
     return text;
 }
 
-/* The value option `a` sets, or NULL when it takes none of these. */
+/* The field that option `a` (one taking a path or a clip list) sets, or NULL when `a` is
+ * none of them. */
 static const char **value_option(solve_args *args, const char *a)
 {
     if (!strcmp(a, "--source")) return &args->source_path;
