@@ -33,7 +33,8 @@ static const char *usage =
     "Nothing else in the file changes.\n"
     "\n"
     "  -o OUT             output .glb (or .gltf); written whole or not at all; never IN\n"
-    "  --report R.json    also write the findings as JSON (an \"appendages\" list, the check)\n"
+    "  --report R.json    also write the findings as JSON (an \"appendages\" list, the bake's\n"
+    "                     table as \"bake\", the check)\n"
     "  --json             print that JSON instead of the tables\n"
     "  -v, --verbose      also print the landmarks\n";
 
@@ -81,6 +82,7 @@ int cmd_tail(int argc, char **argv)
     int code = CLI_EXIT_OK;
     cli_output outs[2] = {{"-o", out, NULL, 0, CLI_FORMAT_GLTF},
                           {"--report", report_path, NULL, 0, CLI_FORMAT_ANY}};
+    if (json && (code = cli_outputs_check_json("tail", outs, 2)) != CLI_EXIT_OK) goto done;
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK) {
         code = cli_report_file("tail", in, &err);
         goto done;

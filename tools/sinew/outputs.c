@@ -64,6 +64,17 @@ int cli_outputs_check(const char *command, const cli_output *outs, int count,
     return CLI_EXIT_OK;
 }
 
+int cli_outputs_check_json(const char *command, const cli_output *outs, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (outs[i].path && !strcmp(outs[i].path, "-"))
+            return cli_usage_error(command,
+                                   "--json and %s - both write to standard output: give %s a "
+                                   "file name, or drop --json",
+                                   outs[i].option, outs[i].option);
+    return CLI_EXIT_OK;
+}
+
 /* What a signal handler removes: the files being staged right now. */
 static sinew_staged_file *staging[CLI_MAX_OUTPUTS];
 static volatile sig_atomic_t staging_count;

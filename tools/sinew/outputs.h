@@ -34,6 +34,10 @@ int cli_outputs_check(const char *command, const cli_output *outs, int count,
                       const sinew_document *const *inputs, int input_count,
                       const char *const *input_paths, int path_count);
 
+/* For a command that prints JSON on standard output (--json): CLI_EXIT_OK when no output is
+ * "-" too, else a usage error naming it (two documents in one stream parse as neither). */
+int cli_outputs_check_json(const char *command, const cli_output *outs, int count);
+
 /* Writes every output whole, all or none: each is staged beside its target, and only when all
  * are staged are they renamed into place. SIGINT, SIGTERM and SIGHUP meanwhile remove what
  * is staged before the process ends. On failure prints which output could not be written
