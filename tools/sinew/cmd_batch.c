@@ -672,6 +672,9 @@ typedef struct batch_run {
     batch_item **todo; /* this shard's items, in input order */
     size_t count, started, printed;
     worker *workers;
+    struct pollfd *polls; /* one per worker slot; here, not on run_all's stack, so that a
+                             worker (a fork of this process) can still reach it at its exit,
+                             where LeakSanitizer looks */
     size_t running;
     progress bar;
 } batch_run;
@@ -783,7 +786,7 @@ static int read_worker(batch_run *b, size_t k)
 /* Runs every file of the shard, `jobs` at a time. 0 on an internal failure. */
 static int run_all(batch_run *b, size_t jobs)
 {
-    struct pollfd *fds = calloc(jobs, sizeof *fds);
+    struct pollfd *fds = b->polls = calloc(jobs, sizeof *fds);
     b->workers = calloc(jobs, sizeof *b->workers);
     int ok = fds && b->workers;
     int forwarded = 0;
@@ -807,6 +810,7 @@ static int run_all(batch_run *b, size_t jobs)
         progress_draw(&b->bar);
     }
     free(fds);
+    b->polls = NULL;
     return ok;
 }
 
