@@ -85,7 +85,7 @@ int cmd_bake(int argc, char **argv)
     int code = CLI_EXIT_OK, tail = 0;
     uint32_t wings = 0;
     sinew_vrm_fit fit;
-    cli_output outs[1] = {{"-o", out, NULL, 0, CLI_FORMAT_GLTF}};
+    cli_output outs[1] = {{.option = "-o", .path = out, .format = CLI_FORMAT_GLTF}};
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK ||
         sinew_model_from_document(doc, NULL, &model, &err) != SINEW_OK) {
         code = cli_report_file("bake", in, &err);
@@ -109,8 +109,7 @@ int cmd_bake(int argc, char **argv)
         code = cli_report_file("bake", in, &err);
     } else if ((vrm && (sinew_vrm_fit_chain(model, &params, &fit, &err) != SINEW_OK ||
                         sinew_vrm_apply_document(doc, model, &fit, &err) != SINEW_OK)) ||
-               sinew_document_serialize_with(doc, out, &wopt, &outs[0].data, &outs[0].size, &err) !=
-                   SINEW_OK) {
+               sinew_document_serialize_with(doc, out, &wopt, &outs[0].bytes, &err) != SINEW_OK) {
         code = cli_report_file("bake", in, &err);
     } else if ((code = cli_outputs_write("bake", outs, 1)) == CLI_EXIT_OK) {
         printf("%s: baked %u clips -> %s%s\n", safe_text(in).s, model->clip_count, safe_text(out).s,

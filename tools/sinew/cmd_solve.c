@@ -334,9 +334,9 @@ int cmd_solve(int argc, char **argv)
         return cli_usage_error(CMD, "--keys all keeps every frame: drop --key-translation and "
                                     "--key-degrees");
     const char *rig_path = control ? source_path : target_path;
-    cli_output outs[3] = {{"-o", out_path, NULL, 0, CLI_FORMAT_GLTF},
-                          {"--heatmap", heatmap_path, NULL, 0, CLI_FORMAT_GLTF},
-                          {"--report", report_path, NULL, 0, CLI_FORMAT_ANY}};
+    cli_output outs[3] = {{.option = "-o", .path = out_path, .format = CLI_FORMAT_GLTF},
+                          {.option = "--heatmap", .path = heatmap_path, .format = CLI_FORMAT_GLTF},
+                          {.option = "--report", .path = report_path, .format = CLI_FORMAT_ANY}};
     sinew_error err = {0};
     int code = CLI_EXIT_OK;
     sinew_document *src_doc = NULL, *rig_doc = NULL;
@@ -495,7 +495,7 @@ int cmd_solve(int argc, char **argv)
         clip_run *run = &runs[nruns];
         run->clip = chosen[c];
         double t0 = now_seconds();
-        if (sinew_solve_clip(src, chosen[c], rig, nearest, &opt, NULL, &run->res, &err)) {
+        if (sinew_solve_clip(src, chosen[c], rig, nearest, &opt, &run->res, &err)) {
             code = cli_report(CMD, &err);
             goto done;
         }
@@ -511,8 +511,8 @@ int cmd_solve(int argc, char **argv)
             code = CLI_EXIT_INTERNAL;
             goto done;
         }
-        if (sinew_solve_quality_written(src, chosen[c], rig, nearest, &opt, &run->res, NULL,
-                                        &run->played, run->vertex_error, &err)) {
+        if (sinew_solve_quality_written(src, chosen[c], rig, nearest, &opt, &run->res, &run->played,
+                                        run->vertex_error, &err)) {
             code = cli_report(CMD, &err);
             goto done;
         }
@@ -521,9 +521,9 @@ int cmd_solve(int argc, char **argv)
         sinew_solve_quality_merge(&all, &run->played);
         if (rotation_only) {
             t0 = now_seconds();
-            if (sinew_solve_clip(src, chosen[c], rig, nearest, &free_opt, NULL, &run->free, &err) ||
+            if (sinew_solve_clip(src, chosen[c], rig, nearest, &free_opt, &run->free, &err) ||
                 sinew_solve_quality_written(src, chosen[c], rig, nearest, &free_opt, &run->free,
-                                            NULL, &run->played_free, NULL, &err)) {
+                                            &run->played_free, NULL, &err)) {
                 code = cli_report(CMD, &err);
                 goto done;
             }
@@ -556,8 +556,7 @@ int cmd_solve(int argc, char **argv)
         snprintf(note, sizeof note, "%u clip(s) solved from the skinned surface (%s), Q %.2f%%",
                  nruns, rotation_only ? "rotation-only" : "free", 100.0 * all.q);
         sinew_document_set_note(rig_doc, "solve", note, NULL);
-        if (sinew_document_serialize_with(rig_doc, out_path, &wopt, &outs[0].data, &outs[0].size,
-                                          &err)) {
+        if (sinew_document_serialize_with(rig_doc, out_path, &wopt, &outs[0].bytes, &err)) {
             code = cli_report(CMD, &err);
             goto done;
         }
@@ -587,8 +586,7 @@ int cmd_solve(int argc, char **argv)
             sinew_document_set_note(
                 heat, "solve_heatmap",
                 "COLOR_0 = worst solve error: blue 0, red >= 3% of the diagonal", NULL);
-        if (ok && sinew_document_serialize_with(heat, heatmap_path, &wopt, &outs[1].data,
-                                                &outs[1].size, &err))
+        if (ok && sinew_document_serialize_with(heat, heatmap_path, &wopt, &outs[1].bytes, &err))
             ok = 0;
         free(rgba);
         sinew_document_free(heat);
@@ -598,14 +596,14 @@ int cmd_solve(int argc, char **argv)
         }
     }
     if (report_path) {
-        outs[2].data = report_text(source_path, rig_path, control, rotation_only, no_align, &cs,
-                                   runs, nruns, &all, &all_free);
-        if (!outs[2].data) {
+        outs[2].bytes.data = report_text(source_path, rig_path, control, rotation_only, no_align,
+                                         &cs, runs, nruns, &all, &all_free);
+        if (!outs[2].bytes.data) {
             cli_error(CMD, "out of memory writing the report");
             code = CLI_EXIT_INTERNAL;
             goto done;
         }
-        outs[2].size = strlen(outs[2].data);
+        outs[2].bytes.size = strlen(outs[2].bytes.data);
     }
     if ((code = cli_outputs_write(CMD, outs, 3)) != CLI_EXIT_OK) goto done;
 
@@ -613,8 +611,8 @@ done:
     cli_outputs_free(outs, 3);
     if (runs)
         for (uint32_t c = 0; c < nruns; c++) {
-            sinew_solve_clip_result_free(&runs[c].res, NULL);
-            sinew_solve_clip_result_free(&runs[c].free, NULL);
+            sinew_solve_clip_result_free(&runs[c].res);
+            sinew_solve_clip_result_free(&runs[c].free);
             free(runs[c].vertex_error);
         }
     free(runs);
