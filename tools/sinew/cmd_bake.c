@@ -52,7 +52,7 @@ static int print_json(const char *in, const cli_output *written, const sinew_mod
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "input", in);
     cJSON_AddStringToObject(root, "output", written->path);
-    cJSON_AddNumberToObject(root, "bytes", (double)written->size);
+    cJSON_AddNumberToObject(root, "bytes", (double)written->bytes.size);
     cJSON_AddNumberToObject(root, "clip_count", model->clip_count);
     cJSON_AddBoolToObject(root, "tail", tail);
     cJSON_AddNumberToObject(root, "wings", wings);
@@ -111,7 +111,7 @@ int cmd_bake(int argc, char **argv)
     if (!in) return cli_usage_error("bake", "no input file");
     if (!out) return cli_usage_error("bake", "no output file (-o OUT)");
     if (bake_cli_check("bake", &params)) return CLI_EXIT_USAGE;
-    cli_output outs[1] = {{"-o", out, NULL, 0, CLI_FORMAT_GLTF}};
+    cli_output outs[1] = {{.option = "-o", .path = out, .format = CLI_FORMAT_GLTF}};
     if (json && cli_outputs_check_json("bake", outs, 1) != CLI_EXIT_OK) return CLI_EXIT_USAGE;
 
     sinew_error err = {0};
@@ -144,8 +144,7 @@ int cmd_bake(int argc, char **argv)
         code = cli_report_file("bake", in, &err);
     } else if ((vrm && (sinew_vrm_fit_chain(model, &params, &fit, &err) != SINEW_OK ||
                         sinew_vrm_apply_document(doc, model, &fit, &err) != SINEW_OK)) ||
-               sinew_document_serialize_with(doc, out, &wopt, &outs[0].data, &outs[0].size, &err) !=
-                   SINEW_OK) {
+               sinew_document_serialize_with(doc, out, &wopt, &outs[0].bytes, &err) != SINEW_OK) {
         code = cli_report_file("bake", in, &err);
     } else if ((code = cli_outputs_write("bake", outs, 1)) != CLI_EXIT_OK) {
         /* nothing written: cli_outputs_write said why */

@@ -423,7 +423,7 @@ static const char *do_file(const batch_setup *setup, const batch_item *it, cJSON
     sinew_tail_result run;
     memset(&run, 0, sizeof run);
     const char *status = "failed";
-    cli_output outs[1] = {{"output", it->output, NULL, 0, CLI_FORMAT_GLTF}};
+    cli_output outs[1] = {{.option = "output", .path = it->output, .format = CLI_FORMAT_GLTF}};
     sinew_result loaded = sinew_document_load_memory(data, size, &load, &doc, &err);
     free(data); /* the document has its own copy: one model in memory, not two */
     data = NULL;
@@ -437,8 +437,8 @@ static const char *do_file(const batch_setup *setup, const batch_item *it, cJSON
     if (sinew_tail_run(doc, &setup->options.job, &run, &err) != SINEW_OK ||
         sinew_document_set_note(doc, NOTE_INPUT, hash, &err) != SINEW_OK ||
         sinew_document_set_note(doc, NOTE_OPTIONS, setup->options_text, &err) != SINEW_OK ||
-        sinew_document_serialize_with(doc, it->output, &setup->options.write, &outs[0].data,
-                                      &outs[0].size, &err) != SINEW_OK) {
+        sinew_document_serialize_with(doc, it->output, &setup->options.write, &outs[0].bytes,
+                                      &err) != SINEW_OK) {
         cli_report_file("batch", it->input, &err);
         goto done;
     }

@@ -44,14 +44,15 @@ static const char *usage =
 static sinew_result stretch_colors(render_panel *p, sinew_error *err)
 {
     const sinew_model *m = p->model;
-    uint32_t *edges = NULL, count = 0;
-    sinew_result r = sinew_metrics_unique_edges(m, &edges, &count, err);
+    sinew_metrics_edges unique;
+    sinew_result r = sinew_metrics_unique_edges(m, &unique, err);
     if (r != SINEW_OK) return r;
+    const uint32_t *edges = unique.pairs, count = unique.count;
     float *worst = calloc(m->mesh.vertex_count + 1, sizeof *worst);
     p->colors = calloc(3 * (size_t)m->mesh.vertex_count + 1, sizeof *p->colors);
     if (!worst || !p->colors) {
         free(worst);
-        sinew_free(&m->allocator, edges);
+        sinew_metrics_edges_free(&unique);
         return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
     }
     for (uint32_t e = 0; e < count; e++) {
@@ -66,7 +67,7 @@ static sinew_result stretch_colors(render_panel *p, sinew_error *err)
     for (uint32_t v = 0; v < m->mesh.vertex_count; v++)
         sinew_render_heat_color(worst[m->mesh.weld[v]] / TORN_EXCESS, &p->colors[3 * (size_t)v]);
     free(worst);
-    sinew_free(&m->allocator, edges);
+    sinew_metrics_edges_free(&unique);
     return SINEW_OK;
 }
 

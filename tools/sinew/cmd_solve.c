@@ -410,9 +410,10 @@ static int parse_options(int argc, char **argv, solve_args *args)
 static int check_options(const solve_args *args, solve_job *job)
 {
     job->rig_path = args->control ? args->source_path : args->target_path;
-    const cli_output outs[3] = {{"-o", args->out_path, NULL, 0, CLI_FORMAT_GLTF},
-                                {"--heatmap", args->heatmap_path, NULL, 0, CLI_FORMAT_GLTF},
-                                {"--report", args->report_path, NULL, 0, CLI_FORMAT_ANY}};
+    const cli_output outs[3] = {
+        {.option = "-o", .path = args->out_path, .format = CLI_FORMAT_GLTF},
+        {.option = "--heatmap", .path = args->heatmap_path, .format = CLI_FORMAT_GLTF},
+        {.option = "--report", .path = args->report_path, .format = CLI_FORMAT_ANY}};
     memcpy(job->outs, outs, sizeof outs);
     if (!args->source_path) return cli_usage_error(CMD, "--source is required");
     if (args->control && args->target_path)
@@ -618,8 +619,7 @@ static int solve_clip(const solve_args *args, solve_job *job, const sinew_clip *
 {
     run->clip = clip;
     double t0 = now_seconds();
-    if (sinew_solve_clip(job->src, clip, job->rig, job->nearest, &job->opt, NULL, &run->res,
-                         &job->err))
+    if (sinew_solve_clip(job->src, clip, job->rig, job->nearest, &job->opt, &run->res, &job->err))
         return cli_report(CMD, &job->err);
     run->seconds = now_seconds() - t0;
     job->nruns++;
@@ -629,14 +629,14 @@ static int solve_clip(const solve_args *args, solve_job *job, const sinew_clip *
         return CLI_EXIT_INTERNAL;
     }
     if (sinew_solve_quality_written(job->src, clip, job->rig, job->nearest, &job->opt, &run->res,
-                                    NULL, &run->played, run->vertex_error, &job->err))
+                                    &run->played, run->vertex_error, &job->err))
         return cli_report(CMD, &job->err);
     if (!args->rotation_only) return CLI_EXIT_OK;
     t0 = now_seconds();
-    if (sinew_solve_clip(job->src, clip, job->rig, job->nearest, &job->free_opt, NULL, &run->free,
+    if (sinew_solve_clip(job->src, clip, job->rig, job->nearest, &job->free_opt, &run->free,
                          &job->err) ||
         sinew_solve_quality_written(job->src, clip, job->rig, job->nearest, &job->free_opt,
-                                    &run->free, NULL, &run->played_free, NULL, &job->err))
+                                    &run->free, &run->played_free, NULL, &job->err))
         return cli_report(CMD, &job->err);
     run->seconds_free = now_seconds() - t0;
     run->has_free = 1;
@@ -674,8 +674,8 @@ static int stage_target(const solve_args *args, solve_job *job)
     snprintf(note, sizeof note, "%u clip(s) solved from the skinned surface (%s), Q %.2f%%",
              job->nruns, args->rotation_only ? "rotation-only" : "free", 100.0 * job->all.q);
     sinew_document_set_note(job->rig_doc, "solve", note, NULL);
-    if (sinew_document_serialize_with(job->rig_doc, args->out_path, &args->wopt, &job->outs[0].data,
-                                      &job->outs[0].size, &job->err))
+    if (sinew_document_serialize_with(job->rig_doc, args->out_path, &args->wopt,
+                                      &job->outs[0].bytes, &job->err))
         return cli_report(CMD, &job->err);
     return CLI_EXIT_OK;
 }
@@ -708,7 +708,7 @@ static int stage_heatmap(const solve_args *args, solve_job *job)
                                 "COLOR_0 = worst solve error: blue 0, red >= 3% of the diagonal",
                                 NULL);
     if (ok && sinew_document_serialize_with(heat, args->heatmap_path, &args->wopt,
-                                            &job->outs[1].data, &job->outs[1].size, &job->err))
+                                            &job->outs[1].bytes, &job->err))
         ok = 0;
     free(rgba);
     sinew_document_free(heat);
@@ -724,12 +724,12 @@ static int write_outputs(const solve_args *args, solve_job *job)
     if (args->out_path && (code = stage_target(args, job)) != CLI_EXIT_OK) return code;
     if (args->heatmap_path && (code = stage_heatmap(args, job)) != CLI_EXIT_OK) return code;
     if (args->report_path) {
-        job->outs[2].data = report_text(args, job);
-        if (!job->outs[2].data) {
+        job->outs[2].bytes.data = report_text(args, job);
+        if (!job->outs[2].bytes.data) {
             cli_error(CMD, "out of memory writing the report");
             return CLI_EXIT_INTERNAL;
         }
-        job->outs[2].size = strlen(job->outs[2].data);
+        job->outs[2].bytes.size = strlen(job->outs[2].bytes.data);
     }
     return cli_outputs_write(CMD, job->outs, 3);
 }
@@ -745,7 +745,7 @@ static int print_json(const solve_args *args, const solve_job *job)
         if (!o->path) continue;
         cJSON *file = cJSON_AddObjectToObject(written, names[i]);
         cJSON_AddStringToObject(file, "path", o->path);
-        cJSON_AddNumberToObject(file, "bytes", (double)o->size);
+        cJSON_AddNumberToObject(file, "bytes", (double)o->bytes.size);
     }
     char *text = written ? cli_json_text(root, CLI_JSON_TABLE) : NULL;
     cJSON_Delete(root);
@@ -760,8 +760,8 @@ static void free_job(solve_job *job)
 {
     cli_outputs_free(job->outs, 3);
     for (uint32_t c = 0; job->runs && c < job->nruns; c++) {
-        sinew_solve_clip_result_free(&job->runs[c].res, NULL);
-        sinew_solve_clip_result_free(&job->runs[c].free, NULL);
+        sinew_solve_clip_result_free(&job->runs[c].res);
+        sinew_solve_clip_result_free(&job->runs[c].free);
         free(job->runs[c].vertex_error);
     }
     free(job->runs);

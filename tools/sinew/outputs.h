@@ -18,8 +18,8 @@ typedef enum cli_format {
 typedef struct cli_output {
     const char *option; /* how the user named it, for messages: "-o", "--report" */
     const char *path;   /* "-" = standard output; NULL = not asked for (skipped) */
-    void *data;         /* malloc'ed bytes, freed by cli_outputs_free */
-    size_t size;
+    sinew_bytes bytes;  /* what to write, freed by cli_outputs_free (sinew_bytes_free); text
+                           the CLI makes itself is malloc's (a zeroed allocator) */
     cli_format format;
 } cli_output;
 
