@@ -52,7 +52,7 @@ static int print_json(const char *in, const cli_output *written, const sinew_mod
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "input", in);
     cJSON_AddStringToObject(root, "output", written->path);
-    cJSON_AddNumberToObject(root, "bytes", (double)written->bytes.size);
+    cJSON_AddNumberToObject(root, "bytes", (double)written->written);
     cJSON_AddNumberToObject(root, "clip_count", model->clip_count);
     cJSON_AddBoolToObject(root, "tail", tail);
     cJSON_AddNumberToObject(root, "wings", wings);

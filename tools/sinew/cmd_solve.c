@@ -745,7 +745,7 @@ static int print_json(const solve_args *args, const solve_job *job)
         if (!o->path) continue;
         cJSON *file = cJSON_AddObjectToObject(written, names[i]);
         cJSON_AddStringToObject(file, "path", o->path);
-        cJSON_AddNumberToObject(file, "bytes", (double)o->bytes.size);
+        cJSON_AddNumberToObject(file, "bytes", (double)o->written);
     }
     char *text = written ? cli_json_text(root, CLI_JSON_TABLE) : NULL;
     cJSON_Delete(root);

@@ -152,6 +152,8 @@ int cli_outputs_write(const char *command, cli_output *outs, int count)
     staging_count = 0;
     restore_signals(saved);
     free(files);
+    for (int i = 0; i < count && failed < 0; i++)
+        outs[i].written = outs[i].path ? outs[i].bytes.size : 0;
     cli_outputs_free(outs, count);
     if (failed < 0) return CLI_EXIT_OK;
     if (to_stdout_failed)

@@ -21,6 +21,7 @@ typedef struct cli_output {
     sinew_bytes bytes;  /* what to write, freed by cli_outputs_free (sinew_bytes_free); text
                            the CLI makes itself is malloc's (a zeroed allocator) */
     cli_format format;
+    size_t written; /* bytes written, once cli_outputs_write has succeeded (for reports) */
 } cli_output;
 
 #define CLI_MAX_OUTPUTS 4
