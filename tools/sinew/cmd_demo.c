@@ -116,6 +116,45 @@ static int print_json(const char *dir, const char *kind_name, cJSON *report, cJS
     return CLI_EXIT_INTERNAL;
 }
 
+/* compare.png and stretch.png: the template, the rigid and the chained rig at mid-stride of
+ * the first clip, the chain's skin tinted in all three; then the template's and the chain's
+ * edge stretch. */
+static sinew_result write_pictures(const char *dir, const sinew_model *model,
+                                   const sinew_tail_result *rigid, const sinew_tail_result *chain,
+                                   sinew_error *err)
+{
+    char path[4096];
+    render_panel panels[3];
+    memset(panels, 0, sizeof panels);
+    const char *clip = model->clip_count ? model->clips[0].name : NULL;
+    const sinew_model *versions[3] = {model, rigid->model, chain->model};
+    static const char *labels[3] = {"template rig", "rigid on pelvis", "tail chain"};
+    sinew_result r = SINEW_OK;
+    for (int i = 0; i < 3 && r == SINEW_OK; i++)
+        r = render_cli_pose(&panels[i], versions[i], clip, -1.0f, labels[i], err);
+    if (r == SINEW_OK) {
+        /* Tint the same skin in all three: the vertices the chain re-weights. */
+        for (int i = 0; i < 3; i++)
+            memcpy(panels[i].tail, chain->plan.changed, model->mesh.vertex_count);
+        render_style style = {SINEW_VIEW_THREE_QUARTER, 1080, 640, 0, 1, 0, NULL};
+        r = render_cli_write(panels, 3, &style, in_dir(path, sizeof path, dir, NULL, "compare.png"),
+                             err);
+    }
+    /* The stretch picture: the same poses, coloured (the colours are freed with the panels). */
+    if (r == SINEW_OK && (r = stretch_colors(&panels[0], err)) == SINEW_OK &&
+        (r = stretch_colors(&panels[2], err)) == SINEW_OK) {
+        render_panel heat[2] = {panels[0], panels[2]};
+        render_style heat_style = {SINEW_VIEW_SIDE, 960, 640, 0, 0, 1, "torn: x1.5 or /1.5"};
+        snprintf(heat[0].label, sizeof heat[0].label, "template rig: stretch");
+        snprintf(heat[1].label, sizeof heat[1].label, "tail chain: stretch");
+        r = render_cli_write(heat, 2, &heat_style,
+                             in_dir(path, sizeof path, dir, NULL, "stretch.png"), err);
+    }
+    for (int i = 0; i < 3; i++)
+        render_cli_panel_free(&panels[i]);
+    return r;
+}
+
 int cmd_demo(int argc, char **argv)
 {
     const char *dir = "sinew-demo", *kind_name = "fox";
@@ -153,8 +192,6 @@ int cmd_demo(int argc, char **argv)
     sinew_tail_result rigid, chain;
     memset(&rigid, 0, sizeof rigid);
     memset(&chain, 0, sizeof chain);
-    render_panel panels[3];
-    memset(panels, 0, sizeof panels);
     char path[4096];
     int code = CLI_EXIT_OK;
     cJSON *report = NULL, *stretch = json ? cJSON_CreateObject() : NULL;
@@ -204,36 +241,7 @@ int cmd_demo(int argc, char **argv)
         goto done;
     }
 
-    /* Pictures at mid-stride of the first clip. */
-    const char *clip = model->clip_count ? model->clips[0].name : NULL;
-    const sinew_model *versions[3] = {model, rigid.model, chain.model};
-    static const char *labels[3] = {"template rig", "rigid on pelvis", "tail chain"};
-    for (int i = 0; i < 3; i++)
-        if (render_cli_pose(&panels[i], versions[i], clip, -1.0f, labels[i], &err) != SINEW_OK) {
-            code = cli_report("demo", &err);
-            goto done;
-        }
-    /* Tint the same skin in all three: the vertices the chain re-weights. */
-    for (int i = 0; i < 3; i++)
-        memcpy(panels[i].tail, chain.plan.changed, model->mesh.vertex_count);
-    render_style style = {SINEW_VIEW_THREE_QUARTER, 1080, 640, 0, 1, 0, NULL};
-    if (render_cli_write(panels, 3, &style, in_dir(path, sizeof path, dir, NULL, "compare.png"),
-                         &err) != SINEW_OK) {
-        code = cli_report("demo", &err);
-        goto done;
-    }
-    /* The stretch picture: the same poses, coloured (the colours are freed with the panels). */
-    if (stretch_colors(&panels[0], &err) != SINEW_OK ||
-        stretch_colors(&panels[2], &err) != SINEW_OK) {
-        code = cli_report("demo", &err);
-        goto done;
-    }
-    render_panel heat[2] = {panels[0], panels[2]};
-    render_style heat_style = {SINEW_VIEW_SIDE, 960, 640, 0, 0, 1, "torn: x1.5 or /1.5"};
-    snprintf(heat[0].label, sizeof heat[0].label, "template rig: stretch");
-    snprintf(heat[1].label, sizeof heat[1].label, "tail chain: stretch");
-    if (render_cli_write(heat, 2, &heat_style, in_dir(path, sizeof path, dir, NULL, "stretch.png"),
-                         &err) != SINEW_OK) {
+    if (write_pictures(dir, model, &rigid, &chain, &err) != SINEW_OK) {
         code = cli_report("demo", &err);
         goto done;
     }
@@ -251,8 +259,6 @@ int cmd_demo(int argc, char **argv)
 done:
     cJSON_Delete(report);
     cJSON_Delete(stretch);
-    for (int i = 0; i < 3; i++)
-        render_cli_panel_free(&panels[i]);
     sinew_tail_result_free(&rigid);
     sinew_tail_result_free(&chain);
     sinew_document_free(templ);
