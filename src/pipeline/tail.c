@@ -29,28 +29,30 @@ void sinew_tail_result_free(sinew_tail_result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Chains of the plan that are tails (the rest are wings). */
+/* Chains of the plan that are tails (the rest are wings and ears). */
 static uint32_t tail_chains(const sinew_rig_plan *plan)
 {
     uint32_t n = 0;
     for (uint32_t c = 0; c < plan->chain_count; c++)
-        n += plan->chains[c].wing == 0;
+        n += plan->chains[c].wing == 0 && plan->chains[c].ear == 0;
     return n;
 }
 
-/* Bakes a wing chain of the plan (its bones found by the names it gave them) with a wing's
- * springs. */
-static sinew_result bake_wing(sinew_document *doc, sinew_model *model, const sinew_rig_chain *chain,
-                              const sinew_bake_options *options, sinew_error *err)
+/* Bakes a wing or ear chain of the plan (its bones found by the names it gave them) with its
+ * kind's springs. */
+static sinew_result bake_pair_chain(sinew_document *doc, sinew_model *model,
+                                    const sinew_rig_chain *chain, const sinew_bake_options *options,
+                                    sinew_error *err)
 {
     int32_t nodes[SINEW_RIG_MAX_SEGMENTS + 1];
     for (uint32_t b = 0; b < chain->bone_count; b++)
         if ((nodes[b] = sinew_model_find_node(model, chain->bones[b].name)) < 0)
-            return sinew_error_set(err, SINEW_ERR_INTERNAL, "wings: %s is not in the model",
-                                   chain->bones[b].name);
+            return sinew_error_set(err, SINEW_ERR_INTERNAL, "%s: %s is not in the model",
+                                   chain->wing ? "wings" : "ears", chain->bones[b].name);
     const uint32_t links = chain->bone_count - 1; /* the last bone is the unweighted end */
     const sinew_dyn_chain_desc desc = {nodes, links, nodes[links]};
-    return sinew_bake_wing(doc, model, &desc, options, err);
+    return chain->wing ? sinew_bake_wing(doc, model, &desc, options, err)
+                       : sinew_bake_ear(doc, model, &desc, options, err);
 }
 
 /* Edits `doc` with `plan` (bones, weights, a note), rebuilds its model into *model and, when
@@ -73,11 +75,12 @@ static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
     /* The model is rebuilt from the edited document, so the new joints carry their document
      * node indices and the bake writes into exactly what will be saved. */
     if (r == SINEW_OK) r = sinew_model_from_document(doc, NULL, model, err);
-    /* The tail chain (found by name) and each wing with its own springs. */
+    /* The tail chain (found by name) and each wing and ear with its own springs. */
     if (r == SINEW_OK && bake && tail_chains(plan))
         r = sinew_bake_all(doc, *model, &o->bake, bakes, err);
     for (uint32_t c = 0; r == SINEW_OK && bake && c < plan->chain_count; c++)
-        if (plan->chains[c].wing) r = bake_wing(doc, *model, &plan->chains[c], &o->bake, err);
+        if (plan->chains[c].wing || plan->chains[c].ear)
+            r = bake_pair_chain(doc, *model, &plan->chains[c], &o->bake, err);
     return r;
 }
 
@@ -534,12 +537,15 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
             res->plan.chain_count = 0;
             for (uint32_t p = 0; p < res->report.piece_count; p++) {
                 sinew_rig_piece *pc = &res->report.pieces[p];
-                if (pc->verdict != SINEW_RIG_VERDICT_CHAIN && pc->verdict != SINEW_RIG_VERDICT_WING)
+                if (pc->verdict != SINEW_RIG_VERDICT_CHAIN &&
+                    pc->verdict != SINEW_RIG_VERDICT_WING && pc->verdict != SINEW_RIG_VERDICT_EAR)
                     continue;
                 snprintf(pc->reason, sizeof pc->reason,
                          "a %s, but its chain left the skin around its root worse than the "
                          "input on some clip: dropped, unchanged",
-                         pc->verdict == SINEW_RIG_VERDICT_WING ? "wing" : "tail");
+                         pc->verdict == SINEW_RIG_VERDICT_WING  ? "wing"
+                         : pc->verdict == SINEW_RIG_VERDICT_EAR ? "ear"
+                                                                : "tail");
                 pc->verdict = SINEW_RIG_VERDICT_SKIPPED;
             }
         }

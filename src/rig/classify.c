@@ -76,6 +76,8 @@ const char *sinew_rig_verdict_name(sinew_rig_verdict v)
         return "rigid";
     case SINEW_RIG_VERDICT_HEAD:
         return "head";
+    case SINEW_RIG_VERDICT_EAR:
+        return "ear";
     case SINEW_RIG_VERDICT_SPINE:
         return "spine";
     case SINEW_RIG_VERDICT_DRESSED:
@@ -357,6 +359,63 @@ static double box_overlap(const sinew_rig_piece *a, const sinew_rig_piece *b, fl
     return vmin > 0 ? ov / vmin : 0;
 }
 
+void rig_measure_piece(const sinew_rig_analysis *a, const sinew_model *m,
+                       const sinew_rig_options *opt, const rig_run *run, sinew_rig_piece *pc)
+{
+    pc->length = run->cut;
+    pc->radius = run->radius;
+    pc->elongation = run->cut / (2 * run->radius);
+    pc->root = run_root(run, m);
+    uint32_t sections = 0, open = 0, flat_across = 0, closed_seen = 0, open_tail = 0;
+    float root_radius = 0;
+    for (uint32_t k = 0; k < run->section_count; k++) {
+        if (!(run->sections[k].perimeter > 0)) continue;
+        sections++;
+        const int is_open = run->sections[k].open_ends > 0;
+        open += (uint32_t)is_open;
+        open_tail = is_open && closed_seen ? open_tail + 1 : 0;
+        closed_seen |= !is_open;
+        flat_across += run->sections[k].flatness < SHEET_ACROSS;
+        root_radius = run->sections[k].radius;
+    }
+    /* Open sections after closed ones, up to the root, are a sunk shell's rim: not counted. */
+    pc->sheet = open - open_tail > SHEET_SHARE * (float)(sections - open_tail);
+    pc->protrusion = root_radius > 0
+                         ? sinew_vec3_distance(m->mesh.positions[run->tip], pc->root) / root_radius
+                         : 0;
+    pc->tip = m->mesh.positions[run->tip];
+    pc->box_min = pc->box_max = pc->tip;
+    double sum[3] = {0, 0, 0}, sq[9] = {0};
+    for (uint32_t k = 0; k < run->vertex_count; k++) {
+        sinew_vec3 p = m->mesh.positions[run->vertices[k]];
+        const double v[3] = {(double)p.x - pc->tip.x, (double)p.y - pc->tip.y,
+                             (double)p.z - pc->tip.z};
+        for (int r = 0; r < 3; r++) {
+            sum[r] += v[r];
+            for (int c = 0; c < 3; c++)
+                sq[3 * r + c] += v[r] * v[c];
+        }
+        pc->box_min = sinew_vec3_make(fminf(pc->box_min.x, p.x), fminf(pc->box_min.y, p.y),
+                                      fminf(pc->box_min.z, p.z));
+        pc->box_max = sinew_vec3_make(fmaxf(pc->box_max.x, p.x), fmaxf(pc->box_max.y, p.y),
+                                      fmaxf(pc->box_max.z, p.z));
+    }
+    /* How flat the piece is as a whole: sqrt of its smallest over its middle spread. */
+    if (run->vertex_count >= 3) {
+        const double n = run->vertex_count;
+        double cov[9], val[3], vec[9];
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                cov[3 * r + c] = sq[3 * r + c] / n - sum[r] * sum[c] / (n * n);
+        sinew_sym3_eigen(cov, val, vec);
+        pc->flatness = val[1] > 0 ? (float)sqrt(fmax(val[2], 0) / val[1]) : 0.0f;
+    }
+    pc->sheet |= pc->flatness < SHEET_FLAT && 2 * flat_across > sections;
+    pc->attach_joint = attach_joint(a, m, pc->root, opt->attach_preference);
+    pc->attach_region = pc->attach_joint >= 0 ? (sinew_rig_region)a->regions[pc->attach_joint]
+                                              : SINEW_RIG_REGION_OTHER;
+}
+
 /* Pieces from the walks: geometry, attachment. a->piece_runs[p] = run index of piece p. */
 static sinew_result pieces_from_runs(sinew_rig_analysis *a, const sinew_model *m,
                                      const sinew_rig_options *opt, sinew_rig_report *rep,
@@ -380,75 +439,26 @@ static sinew_result pieces_from_runs(sinew_rig_analysis *a, const sinew_model *m
         a->piece_runs[rep->piece_count++] = i;
         pc->merged_into = -1;
         pc->rides_on = -1;
+        pc->wing_partner = -1;
         pc->merged_shells = 1;
-        pc->length = length;
-        pc->radius = run->radius;
-        pc->elongation = length / thickness;
-        pc->root = run_root(run, m);
-        uint32_t sections = 0, open = 0, flat_across = 0, closed_seen = 0, open_tail = 0;
-        float root_radius = 0;
-        for (uint32_t k = 0; k < run->section_count; k++) {
-            if (!(run->sections[k].perimeter > 0)) continue;
-            sections++;
-            const int is_open = run->sections[k].open_ends > 0;
-            open += (uint32_t)is_open;
-            open_tail = is_open && closed_seen ? open_tail + 1 : 0;
-            closed_seen |= !is_open;
-            flat_across += run->sections[k].flatness < SHEET_ACROSS;
-            root_radius = run->sections[k].radius;
-        }
-        /* Open sections after closed ones, up to the root, are a sunk shell's rim: not counted. */
-        pc->sheet = open - open_tail > SHEET_SHARE * (float)(sections - open_tail);
-        pc->protrusion =
-            root_radius > 0
-                ? sinew_vec3_distance(m->mesh.positions[run->tip], pc->root) / root_radius
-                : 0;
-        pc->tip = m->mesh.positions[run->tip];
-        pc->box_min = pc->box_max = pc->tip;
-        double sum[3] = {0, 0, 0}, sq[9] = {0};
-        for (uint32_t k = 0; k < run->vertex_count; k++) {
-            sinew_vec3 p = m->mesh.positions[run->vertices[k]];
-            const double v[3] = {(double)p.x - pc->tip.x, (double)p.y - pc->tip.y,
-                                 (double)p.z - pc->tip.z};
-            for (int r = 0; r < 3; r++) {
-                sum[r] += v[r];
-                for (int c = 0; c < 3; c++)
-                    sq[3 * r + c] += v[r] * v[c];
-            }
-            pc->box_min = sinew_vec3_make(fminf(pc->box_min.x, p.x), fminf(pc->box_min.y, p.y),
-                                          fminf(pc->box_min.z, p.z));
-            pc->box_max = sinew_vec3_make(fmaxf(pc->box_max.x, p.x), fmaxf(pc->box_max.y, p.y),
-                                          fmaxf(pc->box_max.z, p.z));
-        }
-        /* How flat the piece is as a whole: sqrt of its smallest over its middle spread. */
-        if (run->vertex_count >= 3) {
-            const double n = run->vertex_count;
-            double cov[9], val[3], vec[9];
-            for (int r = 0; r < 3; r++)
-                for (int c = 0; c < 3; c++)
-                    cov[3 * r + c] = sq[3 * r + c] / n - sum[r] * sum[c] / (n * n);
-            sinew_sym3_eigen(cov, val, vec);
-            pc->flatness = val[1] > 0 ? (float)sqrt(fmax(val[2], 0) / val[1]) : 0.0f;
-        }
-        pc->sheet |= pc->flatness < SHEET_FLAT && 2 * flat_across > sections;
-        pc->attach_joint = attach_joint(a, m, pc->root, opt->attach_preference);
-        pc->attach_region = pc->attach_joint >= 0 ? (sinew_rig_region)a->regions[pc->attach_joint]
-                                                  : SINEW_RIG_REGION_OTHER;
+        rig_measure_piece(a, m, opt, run, pc);
     }
     return SINEW_OK;
 }
 
 /* Bigger pieces absorb smaller ones at the same attachment whose boxes overlap by more than
- * half (visited biggest first, so the result does not depend on the walk order). */
+ * half (visited biggest first, so the result does not depend on the walk order). Ears (found
+ * before, with sinew_rig_options.ears) take no part: the two ears of a pair, or an ear and a
+ * horn beside it, share the head and their boxes overlap, but neither is fur over the other. */
 static void merge_overlapping(const sinew_rig_analysis *a, sinew_rig_report *rep)
 {
     const float pad = 1e-3f * rep->scale;
     for (uint32_t i = 0; i < rep->piece_count; i++) {
         sinew_rig_piece *pi = &rep->pieces[i];
-        if (pi->merged_into >= 0) continue;
+        if (pi->merged_into >= 0 || pi->verdict == SINEW_RIG_VERDICT_EAR) continue;
         for (uint32_t j = 0; j < rep->piece_count; j++) {
             sinew_rig_piece *pj = &rep->pieces[j];
-            if (j == i || pj->merged_into >= 0) continue;
+            if (j == i || pj->merged_into >= 0 || pj->verdict == SINEW_RIG_VERDICT_EAR) continue;
             uint32_t ni = a->runs.items[a->piece_runs[i]].vertex_count;
             uint32_t nj = a->runs.items[a->piece_runs[j]].vertex_count;
             if (nj > ni || (nj == ni && j < i)) continue;
@@ -498,6 +508,19 @@ static void decide(const sinew_rig_analysis *a, const sinew_model *m, const sine
         const char *att = joint_name(m, pc->attach_joint);
         char *why = pc->reason;
         const size_t wn = sizeof pc->reason;
+        /* An ear (ear.c) keeps its verdict unless the user says otherwise; --skip leaves it
+         * alone and its partner keeps its chain, as for a wing. */
+        if (pc->verdict == SINEW_RIG_VERDICT_EAR &&
+            !((int32_t)p == forced || listed(opt->chain_pieces, opt->chain_piece_count, p))) {
+            if (listed(opt->skip_pieces, opt->skip_piece_count, p)) {
+                pc->verdict = SINEW_RIG_VERDICT_SKIPPED;
+                snprintf(why, wn,
+                         "would be a %s ear (the mirror of piece %d); left unchanged by request "
+                         "(--skip)",
+                         pc->wing_side > 0 ? "left" : "right", pc->wing_partner);
+            }
+            continue;
+        }
         const int is_long = pc->elongation >= opt->min_elongation &&
                             pc->length >= TAIL_LENGTH * rep->scale && pc->protrusion >= PROTRUDES;
         const int pelvic = hangs_from_pelvis(a, m, rep, p);
@@ -728,6 +751,7 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
     if ((r = rig_find_runs(a, m, rep->scale, rep->landmarks.pelvis, &a->runs, err)) != SINEW_OK)
         goto fail;
     if ((r = pieces_from_runs(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
+    if (opt.ears && (r = rig_find_ears(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
     merge_overlapping(a, rep);
     rep->rigged_tail = find_rigged_tail(a, m);
     decide(a, m, &opt, rep, tail_from);

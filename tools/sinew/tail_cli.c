@@ -17,6 +17,8 @@ const char *tail_cli_legend =
     "  what       tail    long enough, hangs from the pelvis: gets a bone chain\n"
     "             rigid   the same with --mode rigid: weight 1 on the pelvis\n"
     "             head    on the head (ears, horns, a frill): unchanged\n"
+    "             ear     with --ears: long, flat across, on the head, one of a mirrored\n"
+    "                     pair: a short, stiff bone chain (Ear_L_*, Ear_R_*)\n"
     "             spine   on the back or neck (a mane, plates, a quiver): unchanged\n"
     "             dressed the same with --dress-spine: weight 1 on its spine bone\n"
     "             limb    on an arm or leg (claws, a sleeve): unchanged\n"
@@ -48,6 +50,9 @@ const char *tail_cli_options_help =
     "  --skip N           leave row N alone (repeatable)\n"
     "  --dress-spine      pieces on the back (a quiver, a sheath) get weight 1 on their bone\n"
     "                     instead of staying as the rigger left them\n"
+    "  --ears             a mirrored pair of long, flat ears on the head gets short chains\n"
+    "                     (2-3 bones each from the head, Ear_L_*, Ear_R_*) with the ear\n"
+    "                     preset's springs; without it ears stay rigid with the head\n"
     "  --no-bake          copy the clips unchanged (by default a chain's motion is simulated\n"
     "                     with the spring runtime and baked into every clip, as 'sinew bake'\n"
     "                     does: see the spring options below)\n"
@@ -100,6 +105,8 @@ int tail_cli_parse_option(const char *command, int argc, char **argv, int *i, ta
                    -1;
     } else if (!strcmp(a, "--dress-spine")) {
         rig->dress_spine = 1;
+    } else if (!strcmp(a, "--ears")) {
+        rig->ears = 1;
     } else if (!strcmp(a, "--no-bake")) {
         o->job.no_bake = 1;
     } else if (!strcmp(a, "--no-check")) {
@@ -200,8 +207,11 @@ static cJSON *report_json(const sinew_tail_result *run, const char *in, const ch
         if (pc->merged_into >= 0) cJSON_AddNumberToObject(o, "merged_into", pc->merged_into);
         if (pc->rides_on >= 0) cJSON_AddNumberToObject(o, "rides_on", pc->rides_on);
         if (pc->wing_partner >= 0) {
-            cJSON_AddNumberToObject(o, "wing_partner", pc->wing_partner);
-            cJSON_AddStringToObject(o, "wing_side", pc->wing_side > 0 ? "left" : "right");
+            const int ear = pc->verdict == SINEW_RIG_VERDICT_EAR ||
+                            rep->pieces[pc->wing_partner].verdict == SINEW_RIG_VERDICT_EAR;
+            cJSON_AddNumberToObject(o, ear ? "ear_partner" : "wing_partner", pc->wing_partner);
+            cJSON_AddStringToObject(o, ear ? "ear_side" : "wing_side",
+                                    pc->wing_side > 0 ? "left" : "right");
         }
         cJSON_AddNumberToObject(o, "length", pc->length);
         cJSON_AddNumberToObject(o, "radius", pc->radius);
@@ -379,7 +389,7 @@ void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
         printf("%u chain(s), %u vertices re-weighted; %s\n", plan->chain_count, plan->changed_count,
                !run->baked  ? "clips copied unchanged"
                : run->bakes ? "tail motion baked into every clip:"
-                            : "wing motion baked into every clip");
+                            : "wing and ear motion baked into every clip");
     if (run->baked && run->bakes) bake_cli_print(run->model, run->bakes);
     if (run->vrm) bake_cli_print_vrm(run->model, &run->vrm_fit);
     if (run->guarded) print_check(run);
