@@ -137,7 +137,11 @@ static const preset_row presets[SINEW_DYN_PRESET_COUNT] = {
     /* The published method's tail (see tail_defaults). */
     [SINEW_DYN_PRESET_TAIL] = {"tail", SINEW_DYN_CURVE_LINEAR, SINEW_DYN_CURVE_LINEAR, {{0}}},
     /* Twice the tail's frequencies and more damping: the tail lags the body half as long and
-     * overshoots less (a short thick tail, a lizard's). */
+     * overshoots less (a short thick tail, a lizard's). Measured with loose beside it on the
+     * procedural fox and the notail Quaternius fox, wolf and rat: tail skin torn within 0.07
+     * points of the tail preset's on every model (docs/springs.md); the skin is kept whole by
+     * the bend limits, which no preset changes, so the frequencies may range over the
+     * stable ones. */
     [SINEW_DYN_PRESET_STIFF] = {"stiff",
                                 SINEW_DYN_CURVE_LINEAR,
                                 SINEW_DYN_CURVE_LINEAR,
@@ -170,7 +174,10 @@ static const preset_row presets[SINEW_DYN_PRESET_COUNT] = {
                                 {"rest_curve", 1.0}}},
     /* An ear: stiffer than a wing and damped near critically, so it flicks and settles within
      * a stride instead of flapping, resting as modelled without sag. Measured on the
-     * procedural rabbit's Walk, Sprint, Crouch and Idle (docs/springs.md). */
+     * procedural rabbit and four random creatures with ears (seeds 9, 23, 60, 61) over all
+     * their clips: 0.9 to 6 Hz at the root keep the ear skin's p99 within 1.15 and tear at
+     * most 0.01%; 4 Hz leaves the rabbit's ear tips a 16.5 degree flick, half the stable
+     * bound (8.5 Hz at damping 0.9, 60 steps a second). */
     [SINEW_DYN_PRESET_EAR] = {"ear",
                               SINEW_DYN_CURVE_LINEAR,
                               SINEW_DYN_CURVE_LINEAR,
@@ -183,7 +190,8 @@ static const preset_row presets[SINEW_DYN_PRESET_COUNT] = {
                                {"rest_curve", 1.0}}},
     /* Cloth: hangs as modelled under full tail gravity, the frequency easing from the
      * shoulder's 1.2 Hz to the hem's 0.6 Hz and the damping from 0.7 to 0.4 along a
-     * smoothstep, so the top follows the body and the hem swings. */
+     * smoothstep, so the top follows the body and the hem swings. Measured with the procedural
+     * caped creature's cape as one chain: p99 1.11-1.19, nothing torn, as the tail preset. */
     [SINEW_DYN_PRESET_GARMENT] = {"garment",
                                   SINEW_DYN_CURVE_SMOOTHSTEP,
                                   SINEW_DYN_CURVE_SMOOTHSTEP,
