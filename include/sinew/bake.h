@@ -117,9 +117,9 @@ sinew_result sinew_bake_all(sinew_document *doc, sinew_model *model,
 
 /* Bakes a wing chain (`chain`, as sinew_bake_clip takes it) over every clip with the wing
  * preset's springs (SINEW_DYN_PRESET_WING: stiffer than a tail's, resting as modelled with no
- * carry and no gravity; docs/springs.md), with no floor and no forward plane; the other fields
- * of options->params (bend limits, steps, idle) apply. Applied to `doc` (when not NULL) and to
- * the model, as sinew_bake_all does. */
+ * carry and no gravity, its bend limits; docs/springs.md), with no floor and no forward plane;
+ * the other fields of options->params (steps, teleport, idle sway) apply. Applied to `doc`
+ * (when not NULL) and to the model, as sinew_bake_all does. */
 sinew_result sinew_bake_wing(sinew_document *doc, sinew_model *model,
                              const sinew_dyn_chain_desc *chain, const sinew_bake_options *options,
                              sinew_error *err);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The caller's params (bend limits, steps, teleport, idle) with the springs of `preset`
+/* The caller's params (steps, teleport, idle sway) with the springs of `preset`
  * (a wing's or an ear's: stiffer than a tail's, resting as modelled, no carry, no sag), and no
  * floor and no forward plane: both are a tail's, the ground it may lie on and the body it
  * must stay behind, while a wing or an ear is held out from the body. */

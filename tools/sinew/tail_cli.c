@@ -243,6 +243,7 @@ static cJSON *report_json(const sinew_tail_result *run, const char *in, const ch
             cJSON_AddNumberToObject(tears, blend_names[b], run->blend_new_torn[b]);
     cJSON_AddNumberToObject(check, "returned_vertices", run->returned);
     cJSON_AddNumberToObject(check, "dropped_chains", run->dropped);
+    cJSON_AddNumberToObject(check, "dropped_ear_chains", run->dropped_ears);
     cJSON *clips = cJSON_AddArrayToObject(check, "clips");
     for (uint32_t c = 0; c < run->clip_count; c++) {
         const sinew_tail_guard_clip *g = &run->clips[c];
@@ -252,6 +253,10 @@ static cJSON *report_json(const sinew_tail_result *run, const char *in, const ch
         cJSON_AddItemToObject(o, "tail_after", tail_cli_stretch_json(&g->tail_after));
         cJSON_AddItemToObject(o, "body_before", tail_cli_stretch_json(&g->body_before));
         cJSON_AddItemToObject(o, "body_after", tail_cli_stretch_json(&g->body_after));
+        if (g->ear_after.samples) {
+            cJSON_AddItemToObject(o, "ear_before", tail_cli_stretch_json(&g->ear_before));
+            cJSON_AddItemToObject(o, "ear_after", tail_cli_stretch_json(&g->ear_after));
+        }
         cJSON_AddItemToArray(clips, o);
     }
     if (run->vrm)
@@ -338,8 +343,12 @@ static void print_check(const sinew_tail_result *run)
                "strained more than before\n",
                run->returned, run->returned == 1 ? "vertex" : "vertices",
                run->returned == 1 ? "its" : "their", run->returned == 1 ? "it" : "they");
-    if (run->dropped)
-        printf("  dropped %u chain(s): the body stayed worse than the input's\n", run->dropped);
+    if (run->dropped_ears)
+        printf("  dropped %u ear chain(s): the skin they move came out worse than the input's\n",
+               run->dropped_ears);
+    if (run->dropped > run->dropped_ears)
+        printf("  dropped %u chain(s): the body stayed worse than the input's\n",
+               run->dropped - run->dropped_ears);
 }
 
 void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
