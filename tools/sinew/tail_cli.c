@@ -285,13 +285,19 @@ int tail_cli_write_report(const char *path, const sinew_tail_result *run, const 
 /* Which root blend the check kept, and what each added in new tears at the root. */
 static void print_blends(const sinew_tail_result *run)
 {
+    /* SINEW_RIG_ROOT_PELVIS blends into the joint a chain hangs from: a tail's pelvis, a
+     * wing's torso joint, an ear's head. */
+    int tails_only = 1;
+    for (uint32_t c = 0; c < run->plan.chain_count; c++)
+        tails_only &= !run->plan.chains[c].wing && !run->plan.chains[c].ear;
+    const char *parent = tails_only ? "the pelvis" : "the joint it hangs from";
     printf("  the root blends into %s", run->root_blend == SINEW_RIG_ROOT_BODY
                                             ? "the body skin around it (its rigger's weights)"
-                                            : "the pelvis");
+                                            : parent);
     const double pelvis = run->blend_new_torn[SINEW_RIG_ROOT_PELVIS],
                  body = run->blend_new_torn[SINEW_RIG_ROOT_BODY];
     if (pelvis >= 0 && body >= 0)
-        printf(": new torn edge samples at the root, into the pelvis %.0f, into the body %.0f\n",
+        printf(": new torn edge samples at the root, into %s %.0f, into the body %.0f\n", parent,
                pelvis, body);
     else
         printf("\n");
