@@ -522,23 +522,42 @@ static int ears_harmful(const sinew_tail_result *res)
     return 0;
 }
 
-/* Leaves the ears unchanged (SKIPPED, saying why), rebuilds the plan without them and forgets
- * the check's findings, for the check to run again on what is left. */
-static sinew_result drop_ears(const sinew_tail_options *o, sinew_tail_result *res, sinew_error *err)
+/* The plan's chains: 1 when one is an ear (`ears`), or one is not (`!ears`). */
+static int has_chains(const sinew_rig_plan *plan, int ears)
+{
+    for (uint32_t c = 0; c < plan->chain_count; c++)
+        if ((plan->chains[c].ear != 0) == (ears != 0)) return 1;
+    return 0;
+}
+
+/* Leaves the ears (`ears`), or the tails and wings (`!ears`), unchanged (SKIPPED, saying why),
+ * rebuilds the plan without them and forgets the check's findings, for the check to run again
+ * on what is left. */
+static sinew_result drop_chains(const sinew_tail_options *o, sinew_tail_result *res, int ears,
+                                sinew_error *err)
 {
     for (uint32_t p = 0; p < res->report.piece_count; p++) {
         sinew_rig_piece *pc = &res->report.pieces[p];
-        if (pc->verdict != SINEW_RIG_VERDICT_EAR) continue;
-        snprintf(pc->reason, sizeof pc->reason,
-                 "a %s ear, but its chain left the skin it moves worse than the input's (rigid "
-                 "on the head) on some clip: dropped, unchanged",
-                 pc->wing_side > 0 ? "left" : "right");
+        const sinew_rig_verdict v = pc->verdict;
+        if (ears ? v != SINEW_RIG_VERDICT_EAR
+                 : v != SINEW_RIG_VERDICT_CHAIN && v != SINEW_RIG_VERDICT_WING)
+            continue;
+        if (ears)
+            snprintf(pc->reason, sizeof pc->reason,
+                     "a %s ear, but its chain left the skin it moves worse than the input's "
+                     "(rigid on the head) on some clip: dropped, unchanged",
+                     pc->wing_side > 0 ? "left" : "right");
+        else
+            snprintf(pc->reason, sizeof pc->reason,
+                     "a %s, but its chain left the skin around its root worse than the input on "
+                     "some clip: dropped, unchanged (the ears were checked without it)",
+                     v == SINEW_RIG_VERDICT_WING ? "wing" : "tail");
         pc->verdict = SINEW_RIG_VERDICT_SKIPPED;
         pc->distance_after = pc->distance_before;
         pc->segments = 0;
-        res->dropped_ears++;
+        res->dropped++;
+        res->dropped_ears += (uint32_t)(ears != 0);
     }
-    res->dropped += res->dropped_ears;
     sinew_free(&res->allocator, res->clips);
     res->clips = NULL;
     res->clip_count = 0;
@@ -564,8 +583,8 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
     if (r == SINEW_OK) r = sinew_rig_build_chain(res->input, &o.rig, &res->report, &res->plan, err);
     if (r != SINEW_OK || (res->plan.chain_count == 0 && res->plan.changed_count == 0)) return r;
     const sinew_model *input = res->input;
-    /* The check runs again, once, without the ears when it finds their skin worse. */
-    for (int pass = 0; !o.no_guard && input->clip_count; pass++) {
+    /* The check runs again without the chains it drops one kind at a time (see below). */
+    while (!o.no_guard && input->clip_count) {
         res->root_blend = res->plan.root_blend;
         res->blend_new_torn[0] = res->blend_new_torn[1] = -1;
         /* The same chains with the other root blend, for the check to weigh. */
@@ -597,8 +616,14 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
         sinew_model_free(trial_model);
         trial = NULL;
         trial_model = NULL;
-        if (r == SINEW_OK && pass == 0 && ears_harmful(res)) {
-            if ((r = drop_ears(&o, res, err)) != SINEW_OK) return r;
+        /* Ears whose skin came out worse go first; a tail or wing that harms the body goes
+         * next, the ears checked again alone; then whatever is left, all at once. Each pass
+         * drops a kind, so there are at most three. */
+        const int drop_ears = r == SINEW_OK && ears_harmful(res);
+        const int drop_others = r == SINEW_OK && !drop_ears && harmful(res) &&
+                                has_chains(&res->plan, 1) && has_chains(&res->plan, 0);
+        if (drop_ears || drop_others) {
+            if ((r = drop_chains(&o, res, drop_ears, err)) != SINEW_OK) return r;
             if (res->plan.chain_count == 0 && res->plan.changed_count == 0) return SINEW_OK;
             continue;
         }
@@ -609,7 +634,7 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
             memcpy(res->plan.weights, input->mesh.influence_weights, slots * sizeof(float));
             memset(res->plan.changed, 0, input->mesh.vertex_count);
             res->plan.changed_count = 0;
-            res->dropped = res->plan.chain_count;
+            res->dropped += res->plan.chain_count;
             res->plan.chain_count = 0;
             for (uint32_t p = 0; p < res->report.piece_count; p++) {
                 sinew_rig_piece *pc = &res->report.pieces[p];
@@ -617,11 +642,11 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
                     pc->verdict != SINEW_RIG_VERDICT_WING && pc->verdict != SINEW_RIG_VERDICT_EAR)
                     continue;
                 snprintf(pc->reason, sizeof pc->reason,
-                         "a %s, but its chain left the skin around its root worse than the "
+                         "%s, but its chain left the skin around its root worse than the "
                          "input on some clip: dropped, unchanged",
-                         pc->verdict == SINEW_RIG_VERDICT_WING  ? "wing"
-                         : pc->verdict == SINEW_RIG_VERDICT_EAR ? "ear"
-                                                                : "tail");
+                         pc->verdict == SINEW_RIG_VERDICT_WING  ? "a wing"
+                         : pc->verdict == SINEW_RIG_VERDICT_EAR ? "an ear"
+                                                                : "a tail");
                 pc->verdict = SINEW_RIG_VERDICT_SKIPPED;
             }
         }

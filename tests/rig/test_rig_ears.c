@@ -9,7 +9,9 @@
  *    1.30), the body is no worse than the input's by the check's own bar, and the ear bones
  *    have keys (the springs' motion baked);
  *  - a random creature with long ears and horns: the ears are found, the horns are not
- *    ears. */
+ *    ears;
+ *  - a random creature whose tail harms its body: the check drops the tail alone and keeps
+ *    its ears. */
 #include "test_util.h"
 
 #include <math.h>
@@ -218,12 +220,57 @@ static void test_random_ears_and_horns(void **state)
     sinew_model_free(m);
 }
 
+/* sinew_tail_run on random creature `seed`, ears on or off; *doc and *res to free. */
+static void run_random(uint64_t seed, int ears, sinew_document **doc, sinew_tail_result *res)
+{
+    sinew_model *m = NULL;
+    sinew_creature_truth truth;
+    sinew_error err;
+    assert_int_equal(sinew_creature_build_random(seed, NULL, &m, &truth, &err), SINEW_OK);
+    assert_int_equal(sinew_document_from_model(m, doc, &err), SINEW_OK);
+    sinew_tail_options o;
+    memset(&o, 0, sizeof o);
+    o.rig.ears = ears;
+    o.no_bake = 1; /* the check still plays a baked trial */
+    assert_int_equal(sinew_tail_run(*doc, &o, res, &err), SINEW_OK);
+    sinew_creature_truth_free(&truth);
+    sinew_model_free(m);
+}
+
+static void test_tail_dropped_alone(void **state)
+{
+    (void)state;
+    /* Seed 183's tail harms its body, with or without ears (the check drops it); its long
+     * ears do not, and keep their chains when the tail goes. */
+    sinew_document *doc = NULL;
+    sinew_tail_result res;
+    run_random(183, 0, &doc, &res);
+    assert_int_equal(res.dropped, 1);
+    assert_int_equal(res.plan.chain_count, 0);
+    sinew_tail_result_free(&res);
+    sinew_document_free(doc);
+    run_random(183, 1, &doc, &res);
+    printf("seed 183 with ears: %u chains kept, %u dropped (%u ears)\n", res.plan.chain_count,
+           res.dropped, res.dropped_ears);
+    assert_int_equal(res.dropped, 1);
+    assert_int_equal(res.dropped_ears, 0);
+    assert_int_equal(res.plan.chain_count, 2);
+    assert_true(res.plan.chains[0].ear && res.plan.chains[1].ear);
+    assert_true(res.guarded);
+    for (uint32_t c = 0; c < res.clip_count; c++)
+        assert_true(res.clips[c].ear_after.torn_share <=
+                    res.clips[c].ear_before.torn_share + 0.001f);
+    sinew_tail_result_free(&res);
+    sinew_document_free(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rabbit_finder),
         cmocka_unit_test(test_rabbit_job),
         cmocka_unit_test(test_random_ears_and_horns),
+        cmocka_unit_test(test_tail_dropped_alone),
     };
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
