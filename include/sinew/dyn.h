@@ -80,15 +80,18 @@ enum {
     SINEW_DYN_NO_TELEPORT = 1u << 6 /* never reset on a jump */
 };
 
-/* Spring-chain parameters. A zeroed struct means the article's defaults; every length or
- * acceleration is given for the 1.91 m reference fox and scaled to the model (see top). The
- * values each field accepts: sinew_dyn_param_range; outside them sinew_dyn_rig_create
- * refuses the parameters (sinew_dyn_params_check says so without a model). */
+/* Spring-chain parameters. A zeroed struct means the article's defaults (the defaults written
+ * below are the tail preset's; with `preset` set, a zero field takes that preset's value
+ * instead, see sinew_dyn_preset); every length or acceleration is given for the 1.91 m
+ * reference fox and scaled to the model (see top). The values each field accepts:
+ * sinew_dyn_param_range; outside them sinew_dyn_rig_create refuses the parameters
+ * (sinew_dyn_params_check says so without a model). */
 typedef struct sinew_dyn_params {
     float frequency_root;  /* Hz, the root link's spring; default: 0.9 Hz */
     float frequency_tip;   /* Hz, the last link's, along frequency_curve in between; default:
-                              frequency_root/2 */
-    float damping_ratio;   /* zeta, dimensionless; default: 0.65 */
+                              frequency_root times the preset's tip-to-root ratio (the tail's:
+                              frequency_root/2) */
+    float damping_ratio;   /* zeta of the root link, dimensionless; default: 0.65 */
     float gravity;         /* m/s^2 at reference size, downward -Y; default: 1.0 */
     float carry;           /* radians, elevation of the whole tail shared among its links as
                               an arc; default: 50 degrees (0.8727) */
