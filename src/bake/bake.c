@@ -44,9 +44,9 @@ static int clip_loops(const sinew_model *model, const sinew_dyn_rig *rig, const 
 }
 
 /* The clip's own key rate: 1 / its median key spacing, at least min_rate, at most MAX_RATE. */
-static float clip_rate(const sinew_model *model, const sinew_clip *clip, float min_rate)
+static float clip_rate(const sinew_clip *clip, float min_rate, const sinew_allocator *a)
 {
-    const float median = sinew_clip_key_spacing(clip, &model->allocator);
+    const float median = sinew_clip_key_spacing(clip, a);
     float rate = min_rate;
     if (median > 0 && 1.0f / median > rate) rate = 1.0f / median;
     return rate > MAX_RATE ? MAX_RATE : rate;
@@ -80,6 +80,7 @@ static sinew_result clip_key_count(const sinew_clip *clip, float rate, uint32_t 
 
 /* Everything one bake works on: private to the call, never shared with a caller's pose. */
 typedef struct bake_run {
+    sinew_allocator alloc; /* the bake's (its options') */
     const sinew_model *model;
     const sinew_clip *clip;
     sinew_dyn_step_job job;
@@ -108,7 +109,7 @@ static int state_returned(const bake_run *run, float tolerance)
 
 static void run_free(bake_run *run)
 {
-    const sinew_allocator *a = &run->model->allocator;
+    const sinew_allocator *a = &run->alloc;
     sinew_free(a, run->pose);
     sinew_free(a, run->pose_end);
     sinew_free(a, run->world);
@@ -118,10 +119,10 @@ static void run_free(bake_run *run)
 }
 
 static sinew_result run_init(bake_run *run, const sinew_model *model, const sinew_dyn_rig *rig,
-                             const sinew_clip *clip, sinew_error *err)
+                             const sinew_clip *clip, const sinew_allocator *a, sinew_error *err)
 {
-    const sinew_allocator *a = &model->allocator;
     memset(run, 0, sizeof *run);
+    run->alloc = *a;
     run->model = model;
     run->clip = clip;
     run->state_bytes = sinew_dyn_state_bytes(rig);
@@ -232,7 +233,7 @@ static void close_loop(sinew_bake_track *t, uint32_t j)
  * (a leftover fraction of a step differs from pass to pass and never closes). */
 static sinew_result clip_rig(const sinew_model *model, const sinew_dyn_chain_desc *chain,
                              const sinew_bake_options *options, float key_spacing, float duration,
-                             sinew_dyn_rig **rig, sinew_error *err)
+                             const sinew_allocator *a, sinew_dyn_rig **rig, sinew_error *err)
 {
     sinew_dyn_params params;
     if (options && options->params)
@@ -244,7 +245,7 @@ static sinew_result clip_rig(const sinew_model *model, const sinew_dyn_chain_des
     /* The idle sway repeats with the clip (whole multiples of 1 / duration, whole steps),
      * so the warm-up can find the state it started from and the loop closes. */
     if (params.idle > 0 && duration > 0) params.idle_period = duration;
-    return sinew_dyn_rig_create(model, chain, &params, &model->allocator, rig, err);
+    return sinew_dyn_rig_create(model, chain, &params, a, rig, err);
 }
 
 sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_desc *chain,
@@ -252,7 +253,8 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_des
                              sinew_bake_track *out, sinew_error *err)
 {
     memset(out, 0, sizeof *out);
-    out->allocator = model->allocator;
+    if (options && options->allocator) out->allocator = *options->allocator;
+    const sinew_allocator *a = &out->allocator;
     if (clip_index >= model->clip_count)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "bake: clip %u does not exist", clip_index);
     const sinew_clip *clip = &model->clips[clip_index];
@@ -264,23 +266,22 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_des
     const float settle_seconds = options && options->settle_seconds > 0
                                      ? fminf(options->settle_seconds, MAX_SETTLE_SECONDS)
                                      : 30.0f;
-    const sinew_allocator *a = &model->allocator;
     if (options && (!(options->key_degrees >= 0) || !isfinite(options->key_degrees)))
         return sinew_error_set(err, SINEW_ERR_ARGUMENT,
                                "bake: the key tolerance %g degrees is not a finite number >= 0",
                                (double)options->key_degrees);
 
-    const float rate = clip_rate(model, clip, min_rate);
+    const float rate = clip_rate(clip, min_rate, a);
     uint32_t key_count = 0;
     sinew_result r = clip_key_count(clip, rate, &key_count, err);
     if (r != SINEW_OK) return r;
     sinew_dyn_rig *rig = NULL;
     r = clip_rig(model, chain, options,
-                 key_count > 1 ? clip->duration / (float)(key_count - 1) : 0.0f, clip->duration,
+                 key_count > 1 ? clip->duration / (float)(key_count - 1) : 0.0f, clip->duration, a,
                  &rig, err);
     if (r != SINEW_OK) return r;
     bake_run run;
-    r = run_init(&run, model, rig, clip, err);
+    r = run_init(&run, model, rig, clip, a, err);
     if (r != SINEW_OK) {
         sinew_dyn_rig_free(rig);
         return r;
@@ -344,7 +345,7 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_des
 fail:
     run_free(&run);
     sinew_dyn_rig_free(rig);
-    sinew_bake_track_free(model, out);
+    sinew_bake_track_free(out);
     return r;
 }
 
@@ -456,9 +457,9 @@ sinew_result sinew_bake_apply_model(sinew_model *model, const sinew_bake_track *
     return r;
 }
 
-void sinew_bake_track_free(const sinew_model *model, sinew_bake_track *track)
+void sinew_bake_track_free(sinew_bake_track *track)
 {
-    (void)model;
+    if (!track) return;
     const sinew_allocator *a = &track->allocator;
     sinew_free(a, track->times);
     sinew_free(a, track->nodes);
@@ -479,7 +480,7 @@ sinew_result sinew_bake_all(sinew_document *doc, sinew_model *model,
         if (r != SINEW_OK) break;
         if (doc) r = sinew_bake_apply_document(doc, model, &track, err);
         if (r == SINEW_OK) r = sinew_bake_apply_model(model, &track, err);
-        sinew_bake_track_free(model, &track);
+        sinew_bake_track_free(&track);
         if (summaries) summaries[c] = track;
     }
     return r;
