@@ -7,7 +7,7 @@
  *  - the whole job (sinew_tail_run with ears) on the rabbit: over each of its clips the ear
  *    skin is torn on at most 0.5% of its edge samples with its p99 within max(body p99,
  *    1.30), the body is no worse than the input's by the check's own bar, and the ear bones
- *    have keys (the springs' motion baked);
+ *    have keys (the springs' motion baked); sinew_bake_ears finds the two chains by name;
  *  - a random creature with long ears and horns: the ears are found, the horns are not
  *    ears;
  *  - a random creature whose tail harms its body: the check drops the tail alone and keeps
@@ -182,6 +182,10 @@ static void test_rabbit_job(void **state)
         assert_true(g->body_after.torn_share <= g->body_before.torn_share + 0.001f);
         assert_true(g->body_after.p99 <= g->body_before.p99 + 0.02f);
     }
+    /* `sinew bake` finds the two ear chains again by name and bakes them. */
+    uint32_t ears = 0;
+    assert_int_equal(sinew_bake_ears(NULL, res.model, NULL, &ears, &err), SINEW_OK);
+    assert_int_equal(ears, 2);
     sinew_tail_result_free(&res);
     sinew_document_free(doc);
     sinew_creature_truth_free(&truth);
