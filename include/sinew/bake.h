@@ -118,11 +118,11 @@ sinew_result sinew_bake_all(sinew_document *doc, sinew_model *model,
                             const sinew_bake_options *options, sinew_bake_track *summaries,
                             sinew_error *err);
 
-/* Bakes a wing chain (`chain`, as sinew_bake_clip takes it) over every clip with a wing's
- * springs: stiffer than a tail's (3 Hz at the root, 2 at the tip, damping 0.8), resting as
- * modelled (the modelled curve, no carry, no gravity), with no floor and no forward plane; the
- * other fields of options->params (bend limits, steps) apply. Applied to `doc` (when not NULL)
- * and to the model, as sinew_bake_all does. */
+/* Bakes a wing chain (`chain`, as sinew_bake_clip takes it) over every clip with the wing
+ * preset's springs (SINEW_DYN_PRESET_WING: stiffer than a tail's, resting as modelled with no
+ * carry and no gravity, its bend limits; docs/springs.md), with no floor and no forward plane;
+ * the other fields of options->params (steps, teleport, idle sway) apply. Applied to `doc`
+ * (when not NULL) and to the model, as sinew_bake_all does. */
 sinew_result sinew_bake_wing(sinew_document *doc, sinew_model *model,
                              const sinew_dyn_chain_desc *chain, const sinew_bake_options *options,
                              sinew_error *err);
@@ -133,6 +133,16 @@ sinew_result sinew_bake_wing(sinew_document *doc, sinew_model *model,
 sinew_result sinew_bake_wings(sinew_document *doc, sinew_model *model,
                               const sinew_bake_options *options, uint32_t *chains,
                               sinew_error *err);
+
+/* sinew_bake_wing for an ear chain: the ear preset's springs (SINEW_DYN_PRESET_EAR: stiffer and
+ * more damped than a wing's), no floor, no forward plane. */
+sinew_result sinew_bake_ear(sinew_document *doc, sinew_model *model,
+                            const sinew_dyn_chain_desc *chain, const sinew_bake_options *options,
+                            sinew_error *err);
+
+/* sinew_bake_wings for the ear chains (Ear_L_1 .. Ear_L_End, Ear_R_*), with sinew_bake_ear. */
+sinew_result sinew_bake_ears(sinew_document *doc, sinew_model *model,
+                             const sinew_bake_options *options, uint32_t *chains, sinew_error *err);
 
 #ifdef __cplusplus
 }

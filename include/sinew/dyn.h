@@ -80,14 +80,18 @@ enum {
     SINEW_DYN_NO_TELEPORT = 1u << 6 /* never reset on a jump */
 };
 
-/* Spring-chain parameters. A zeroed struct means the article's defaults; every length or
- * acceleration is given for the 1.91 m reference fox and scaled to the model (see top). The
- * values each field accepts: sinew_dyn_param_range; outside them sinew_dyn_rig_create
- * refuses the parameters (sinew_dyn_params_check says so without a model). */
+/* Spring-chain parameters. A zeroed struct means the article's defaults (the defaults written
+ * below are the tail preset's; with `preset` set, a zero field takes that preset's value
+ * instead, see sinew_dyn_preset); every length or acceleration is given for the 1.91 m
+ * reference fox and scaled to the model (see top). The values each field accepts:
+ * sinew_dyn_param_range; outside them sinew_dyn_rig_create refuses the parameters
+ * (sinew_dyn_params_check says so without a model). */
 typedef struct sinew_dyn_params {
     float frequency_root;  /* Hz, the root link's spring; default: 0.9 Hz */
-    float frequency_tip;   /* Hz, the last link's, linear in between; default: frequency_root/2 */
-    float damping_ratio;   /* zeta, dimensionless; default: 0.65 */
+    float frequency_tip;   /* Hz, the last link's, along frequency_curve in between; default:
+                              frequency_root times the preset's tip-to-root ratio (the tail's:
+                              frequency_root/2) */
+    float damping_ratio;   /* zeta of the root link, dimensionless; default: 0.65 */
     float gravity;         /* m/s^2 at reference size, downward -Y; default: 1.0 */
     float carry;           /* radians, elevation of the whole tail shared among its links as
                               an arc; default: 50 degrees (0.8727) */
@@ -139,7 +143,66 @@ typedef struct sinew_dyn_params {
                            every idle_period (a bake sets the clip's duration, so its loop
                            closes); 0 .. 1e6; default: 0 (free-running, never repeating) */
     uint32_t idle_seed; /* the seed a new state takes (sinew_dyn_state_init); default: 0 */
+    /* Curves along the chain (see sinew_dyn_curve): the spring of each link is the value its
+     * curve takes at the link's place, from the root link's (frequency_root, damping_ratio)
+     * to the last link's (frequency_tip, damping_tip). A tip left at 0 keeps the preset's
+     * ratio of tip to root (the tail's: half the frequency, the same damping). */
+    float damping_tip;        /* zeta of the last link; default: the preset's ratio times
+                                 damping_ratio (the tail's: damping_ratio all along) */
+    uint32_t frequency_curve; /* sinew_dyn_curve from frequency_root to frequency_tip;
+                                 default: the preset's (the tail's: linear) */
+    uint32_t damping_curve;   /* sinew_dyn_curve from damping_ratio to damping_tip; default:
+                                 the preset's (linear) */
+    /* sinew_dyn_preset: the values every field left at 0 takes instead of the tail's defaults,
+     * so a caller's own settings override a preset's; default: SINEW_DYN_PRESET_TAIL */
+    uint32_t preset;
 } sinew_dyn_params;
+
+/* How a spring parameter goes from its root value to its tip value along a chain. The place
+ * of link i is t_i = (arc length from the chain's root to link i's head) / (arc length to the
+ * last link's head), in bind space: 0 at the root link, 1 at the last (0 for a one-link
+ * chain), so links of unequal lengths get the values of where they are. */
+typedef enum sinew_dyn_curve {
+    SINEW_DYN_CURVE_DEFAULT = 0, /* the preset's curve (linear for every preset but garment) */
+    SINEW_DYN_CURVE_LINEAR,      /* root + (tip - root) t */
+    SINEW_DYN_CURVE_SMOOTHSTEP,  /* root + (tip - root) t^2 (3 - 2 t): level at both ends, so
+                                    the links near the root share its value, and those near
+                                    the tip the tip's */
+    SINEW_DYN_CURVE_COUNT
+} sinew_dyn_curve;
+
+/* The value of `curve` from `root` (t = 0) to `tip` (t = 1) at t, clamped to [0, 1].
+ * SINEW_DYN_CURVE_DEFAULT and unknown values are linear. */
+float sinew_dyn_curve_value(sinew_dyn_curve curve, float root, float tip, float t);
+
+/* Spring presets: a table of the spring parameters in physical units (Hz, damping ratios,
+ * degrees, m/s^2 at the reference size), for the appendages sinew rigs. docs/springs.md
+ * lists each preset's values and says where they were measured. A preset sets the springs
+ * only (frequencies, damping, their curves, gravity, carry, rest curve, bend limits); the
+ * floor, the forward plane, the idle sway and the time step stay the caller's. */
+typedef enum sinew_dyn_preset {
+    SINEW_DYN_PRESET_TAIL = 0, /* the published method's tail: 0.9 Hz falling to half, 0.65 */
+    SINEW_DYN_PRESET_STIFF,    /* a tail that follows the body closely (short, thick) */
+    SINEW_DYN_PRESET_LOOSE,    /* a tail that lags and swings wide (long, thin, a whip) */
+    SINEW_DYN_PRESET_WING,     /* a wing held out by its muscles: stiff, as modelled */
+    SINEW_DYN_PRESET_EAR,      /* an ear held by cartilage: stiffer still, well damped */
+    SINEW_DYN_PRESET_GARMENT,  /* cloth: hangs as modelled under gravity, softer towards the
+                                  hem */
+    SINEW_DYN_PRESET_COUNT
+} sinew_dyn_preset;
+
+/* Short lower-case name of a preset ("tail", "ear", ...), or NULL when out of range. */
+const char *sinew_dyn_preset_name(sinew_dyn_preset preset);
+/* The preset named `name` (as sinew_dyn_preset_name spells it) into *out: returns 1, or 0 for
+ * a name that is no preset (*out unchanged). */
+int sinew_dyn_preset_from_name(const char *name, sinew_dyn_preset *out);
+/* Fills `out` with every field's value under `preset` (unscaled, as sinew_dyn_params_default
+ * does for the tail), `out->preset` included. An out-of-range preset gives the tail's. */
+void sinew_dyn_params_preset(sinew_dyn_preset preset, sinew_dyn_params *out);
+/* Clears the fields a preset sets (springs, their curves, gravity, carry, rest curve, bend
+ * limits) and sets `preset`: a chain of another kind (a wing, an ear) then runs with that
+ * preset's springs and `params`' floor, planes, idle sway and steps. */
+void sinew_dyn_params_use_preset(sinew_dyn_params *params, sinew_dyn_preset preset);
 
 /* The chain to simulate, when the caller names it (NULL desc: find Tail_* by name). */
 typedef struct sinew_dyn_chain_desc {
@@ -153,7 +216,7 @@ typedef struct sinew_dyn_chain_desc {
 typedef struct sinew_dyn_rig sinew_dyn_rig;     /* immutable after creation */
 typedef struct sinew_dyn_state sinew_dyn_state; /* lives in caller memory */
 
-/* Fills `out` with the defaults written on sinew_dyn_params (unscaled). */
+/* Fills `out` with the defaults written on sinew_dyn_params (unscaled): the tail preset. */
 void sinew_dyn_params_default(sinew_dyn_params *out);
 
 /* The values sinew_dyn_rig_create accepts for the float field of sinew_dyn_params named
@@ -161,7 +224,7 @@ void sinew_dyn_params_default(sinew_dyn_params *out);
  * *min and *max (either may be NULL) and returns 1, or returns 0 for a name that is no float
  * field. A field whose default is "0" also accepts 0. The ranges:
  *   frequency_root, frequency_tip   0.01 .. 100 Hz
- *   damping_ratio                   0.01 .. 10
+ *   damping_ratio, damping_tip      0.01 .. 10
  *   gravity                         0 .. 1000 m/s^2 at reference size
  *   carry, bend_limit, bind_limit   0 .. pi
  *   rest_curve                      0 .. 1
@@ -191,7 +254,9 @@ float sinew_dyn_stable_frequency(float damping_ratio, float max_step);
 
 /* Checks `params` as sinew_dyn_rig_create will, without a model: every float field in its
  * sinew_dyn_param_range, and the faster of frequency_root and frequency_tip at most
- * sinew_dyn_stable_frequency(damping_ratio, max_step) after defaults. SINEW_ERR_ARGUMENT
+ * sinew_dyn_stable_frequency(the larger of damping_ratio and damping_tip, max_step) after
+ * defaults (a curve between them stays within them); curves and the preset known values.
+ * SINEW_ERR_ARGUMENT
  * with a message naming the field, its value and what is allowed. NULL is the defaults. */
 sinew_result sinew_dyn_params_check(const sinew_dyn_params *params, sinew_error *err);
 
@@ -220,6 +285,11 @@ int32_t sinew_dyn_rig_parent_node(const sinew_dyn_rig *rig);
 uint32_t sinew_dyn_rig_node_count(const sinew_dyn_rig *rig);
 /* Resolved parameters, after defaults and scaling (lengths in model units). */
 void sinew_dyn_rig_params(const sinew_dyn_rig *rig, sinew_dyn_params *out);
+/* The spring of link i: its place along the chain (t_i, see sinew_dyn_curve), frequency (Hz)
+ * and damping ratio, as the curves give them; any pointer may be NULL. Returns 0 (and sets
+ * nothing) when i is out of range. */
+int sinew_dyn_rig_link_spring(const sinew_dyn_rig *rig, uint32_t i, float *place, float *frequency,
+                              float *damping_ratio);
 /* Length of link i in bind space, model units (0 when out of range). */
 float sinew_dyn_rig_link_length(const sinew_dyn_rig *rig, uint32_t i);
 /* Local rest rotation of link i with the centred arc and carry applied: what the chain

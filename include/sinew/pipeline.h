@@ -15,7 +15,10 @@
  *      tear again), ring by ring, keeping the state with the least strain. A chain
  *      that still leaves the body worse than the input on some clip (0.1 point more of its
  *      edges torn, or its p99 up by 0.02) without making its own skin better there is
- *      dropped;
+ *      dropped. Ears (sinew_rig_options.ears) were whole and rigid on the head: their chains
+ *      are dropped first when the skin they move tears more by that bar on some clip, or
+ *      strains beyond both 1.3 and that bar, and the check runs again on the rest; a tail or
+ *      wing that harms the body beside ears is dropped alone, and the ears checked again;
  *   4. edit the caller's document with the result and bake it; with vrm_springs, also write
  *      the chain's springs as VRMC_springBone (sinew/vrm.h).
  * The trial runs on a copy; the caller's document is edited only in step 4. A failure there
@@ -52,6 +55,8 @@ typedef struct sinew_tail_options {
 typedef struct sinew_tail_guard_clip {
     sinew_stretch_stats tail_before, tail_after; /* edges with both ends re-weighted */
     sinew_stretch_stats body_before, body_after; /* every other edge of the mesh */
+    sinew_stretch_stats ear_before, ear_after;   /* edges with both ends on an ear chain's bones
+                                                    (no samples without ears) */
 } sinew_tail_guard_clip;
 
 typedef struct sinew_tail_result {
@@ -68,8 +73,10 @@ typedef struct sinew_tail_result {
      * summed over the clips, torn with the chain that were not torn in the input; the check
      * keeps the blend with fewer. -1 for a blend it did not try. */
     double blend_new_torn[2];
-    uint32_t returned; /* vertices given back their rigger's weights by the check */
-    uint32_t dropped;  /* chains the check dropped */
+    uint32_t returned;     /* vertices given back their rigger's weights by the check */
+    uint32_t dropped;      /* chains the check dropped (the ears' included) */
+    uint32_t dropped_ears; /* ear chains the check dropped first: their skin, whole and rigid
+                              on the head in the input, came out worse on some clip */
     uint32_t clip_count;
     sinew_tail_guard_clip *clips; /* clip_count entries when guarded (after the check) */
     int vrm;                      /* 1 when VRMC_springBone was written (vrm_springs) */

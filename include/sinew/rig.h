@@ -15,7 +15,9 @@
  *                    (the joint nearest its root, a torso or thigh joint preferred), how long
  *                    it is against its thickness; a long one at the pelvis is a tail.
  *   6. chain.c       the chain along a tail (joints at the centres of its cross-sections,
- *                    K = clamp(round(L / 0.1 H), 3, 8) segments) and its skin weights.
+ *                    K = clamp(round(L / 0.1 H), 3, 8) segments) and its skin weights;
+ *                    wing.c and ear.c find mirrored pairs of wings and (on request) ears and
+ *                    give each a chain, the pair's mirror images of each other.
  *   7. apply.c       writes the chain into a sinew_model and into the glTF document.
  *
  * Lengths are relative to H = sinew_model.size.scale = max(height, longest horizontal extent)
@@ -120,6 +122,10 @@ typedef struct sinew_rig_options {
     uint32_t chain_piece_count;
     const uint32_t *skip_pieces;
     uint32_t skip_piece_count;
+    /* 1: ears get chains (SINEW_RIG_VERDICT_EAR: Ear_L_*, Ear_R_*, two or three segments from
+     * the head); default 0: they stay rigid with the head (SINEW_RIG_VERDICT_HEAD), and the
+     * analysis is bit for bit what it is without this field */
+    int ears;
 } sinew_rig_options;
 
 typedef enum sinew_rig_verdict {
@@ -134,8 +140,10 @@ typedef enum sinew_rig_verdict {
     SINEW_RIG_VERDICT_BUMP,    /* at the pelvis but too short for a tail: unchanged */
     SINEW_RIG_VERDICT_SHEET,   /* a sheet, not a tube (a cape, a flap): unchanged */
     SINEW_RIG_VERDICT_MERGED,  /* merged into another piece (fur over skin) */
-    SINEW_RIG_VERDICT_WING     /* broad and flat, on the shoulders, upper back or an arm, one
+    SINEW_RIG_VERDICT_WING,    /* broad and flat, on the shoulders, upper back or an arm, one
                                   of a mirrored pair: gets a chain along its span (wing.c) */
+    SINEW_RIG_VERDICT_EAR      /* with sinew_rig_options.ears: long, flat across, on the head,
+                                  one of a mirrored pair: a short chain (ear.c) */
 } sinew_rig_verdict;
 
 /* Short lower-case name of a verdict ("chain", "body", ...). Never NULL. */
@@ -175,8 +183,8 @@ typedef struct sinew_rig_piece {
                                     that move it, before (file units) */
     float distance_after;        /* the same after the chain/rigid/dress step (equals before
                                     for pieces left unchanged) */
-    int32_t wing_partner;        /* WING pieces: the mirrored wing of the pair, else -1 */
-    int wing_side;               /* WING pieces: +1 left (Wing_L_*), -1 right (Wing_R_*) */
+    int32_t wing_partner;        /* WING and EAR pieces: the mirrored piece of the pair, else -1 */
+    int wing_side;               /* WING and EAR pieces: +1 left (Wing_L_*, Ear_L_*), -1 right */
 } sinew_rig_piece;
 
 typedef struct sinew_rig_report {
@@ -223,6 +231,7 @@ typedef struct sinew_rig_chain {
     int32_t parent_joint; /* skin joint the chain hangs from (the pelvis unless told; a wing's
                              torso joint nearest its root) */
     int wing;             /* 0 a tail; +1 a left wing, -1 a right wing (WING pieces) */
+    int ear;              /* 0 a tail; +1 a left ear, -1 a right ear (EAR pieces) */
 } sinew_rig_chain;
 
 /* The edit: new bones and the complete new influence arrays (unchanged vertices copied
@@ -239,11 +248,10 @@ typedef struct sinew_rig_plan {
     sinew_allocator allocator;
 } sinew_rig_plan;
 
-/* Builds the chains and weights for every CHAIN, WING, RIGID and DRESSED piece of `report` (from
- * sinew_rig_find_appendages on the same model and options) and fills the pieces'
- * length, segments, radius and distance_after. At most 4 influences per changed vertex,
- * normalised; on a tie the chain bone comes before the pelvis. Free with
- * sinew_rig_plan_free. */
+/* Builds the chains and weights for every CHAIN, WING, EAR, RIGID and DRESSED piece of `report`
+ * (from sinew_rig_find_appendages on the same model and options) and fills the pieces' length,
+ * segments, radius and distance_after. At most 4 influences per changed vertex, normalised; on a
+ * tie the chain bone comes before the pelvis. Free with sinew_rig_plan_free. */
 sinew_result sinew_rig_build_chain(const sinew_model *model, const sinew_rig_options *options,
                                    sinew_rig_report *report, sinew_rig_plan *plan,
                                    sinew_error *err);

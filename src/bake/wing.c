@@ -1,45 +1,32 @@
-/* Baking a wing: the tail's spring runtime with a wing's settings (see sinew/bake.h). */
+/* Baking a wing or an ear: the tail's spring runtime with the springs of the appendage's
+ * preset (see sinew/bake.h and docs/springs.md). */
 #include "sinew/bake.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* Wing springs, stiffer than a tail's (0.9 Hz at the root, half that at the tip): a wing is
- * held out by its muscles, so the springs only add a lag and a flutter to what the animator
- * or the surface solve gives it, and the chain stays near its modelled shape. Measured with
- * `sinew tail` then `sinew stretch OUT --part wing` (wing skin p99 on the nowing pigeon's
- * Fast_Flying and Flying_Idle, and on the UM demon's Walk; 0.0% torn in every case):
- * 1.5/1 Hz 1.06, 1.03, 1.09; 3/2 Hz 1.06, 1.03, 1.09; 6/4 Hz 1.03, 1.01, 1.06 (bodies 1.02 and
- * 1.37). Any root frequency from 1.5 to 6 Hz meets the bars; 3 Hz is the middle of it. The
- * runtime integrates stably up to 10 Hz with its 1/60 s steps. */
-#define WING_FREQUENCY_ROOT 3.0f
-#define WING_FREQUENCY_TIP 2.0f
-#define WING_DAMPING 0.8f
-
-/* A wing rests as it was modelled (the full modelled curve, no carry, no gravity sag) and has
- * no floor and no forward plane (both are a tail's: the ground it may lie on, the body it must
- * stay behind). The other fields (bend limits, steps, teleport) are the caller's. */
-static sinew_dyn_params wing_params(const sinew_dyn_params *tail)
+/* The caller's params (steps, teleport, idle sway) with the springs of `preset`
+ * (a wing's or an ear's: stiffer than a tail's, resting as modelled, no carry, no sag), and no
+ * floor and no forward plane: both are a tail's, the ground it may lie on and the body it
+ * must stay behind, while a wing or an ear is held out from the body. */
+static sinew_dyn_params appendage_params(const sinew_dyn_params *tail, sinew_dyn_preset preset)
 {
     sinew_dyn_params p;
     memset(&p, 0, sizeof p);
     if (tail) p = *tail;
-    p.frequency_root = WING_FREQUENCY_ROOT;
-    p.frequency_tip = WING_FREQUENCY_TIP;
-    p.damping_ratio = WING_DAMPING;
-    p.rest_curve = 1.0f;
-    p.disable |=
-        SINEW_DYN_NO_FLOOR | SINEW_DYN_NO_FORWARD_PLANE | SINEW_DYN_NO_CARRY | SINEW_DYN_NO_GRAVITY;
+    sinew_dyn_params_use_preset(&p, preset);
+    p.disable |= SINEW_DYN_NO_FLOOR | SINEW_DYN_NO_FORWARD_PLANE;
     return p;
 }
 
-sinew_result sinew_bake_wing(sinew_document *doc, sinew_model *model,
-                             const sinew_dyn_chain_desc *chain, const sinew_bake_options *options,
-                             sinew_error *err)
+static sinew_result bake_with(sinew_document *doc, sinew_model *model,
+                              const sinew_dyn_chain_desc *chain, const sinew_bake_options *options,
+                              sinew_dyn_preset preset, sinew_error *err)
 {
     if (!model || !chain)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "bake wing: no model or no chain");
-    const sinew_dyn_params params = wing_params(options ? options->params : NULL);
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "bake %s: no model or no chain",
+                               sinew_dyn_preset_name(preset));
+    const sinew_dyn_params params = appendage_params(options ? options->params : NULL, preset);
     sinew_bake_options o;
     memset(&o, 0, sizeof o);
     if (options) o = *options;
@@ -55,8 +42,25 @@ sinew_result sinew_bake_wing(sinew_document *doc, sinew_model *model,
     return r;
 }
 
-sinew_result sinew_bake_wings(sinew_document *doc, sinew_model *model,
-                              const sinew_bake_options *options, uint32_t *chains, sinew_error *err)
+sinew_result sinew_bake_wing(sinew_document *doc, sinew_model *model,
+                             const sinew_dyn_chain_desc *chain, const sinew_bake_options *options,
+                             sinew_error *err)
+{
+    return bake_with(doc, model, chain, options, SINEW_DYN_PRESET_WING, err);
+}
+
+sinew_result sinew_bake_ear(sinew_document *doc, sinew_model *model,
+                            const sinew_dyn_chain_desc *chain, const sinew_bake_options *options,
+                            sinew_error *err)
+{
+    return bake_with(doc, model, chain, options, SINEW_DYN_PRESET_EAR, err);
+}
+
+/* Bakes every chain named <kind>_L_1.. with <kind>_L_End, and the same for R, as `sinew tail`
+ * names them, with `preset`'s springs. */
+static sinew_result bake_pairs(sinew_document *doc, sinew_model *model,
+                               const sinew_bake_options *options, const char *kind,
+                               sinew_dyn_preset preset, uint32_t *chains, sinew_error *err)
 {
     *chains = 0;
     static const char *const sides[2] = {"L", "R"};
@@ -65,15 +69,27 @@ sinew_result sinew_bake_wings(sinew_document *doc, sinew_model *model,
         uint32_t n = 0;
         char name[32];
         for (; n < SINEW_DYN_MAX_JOINTS; n++) {
-            snprintf(name, sizeof name, "Wing_%s_%u", sides[s], n + 1);
+            snprintf(name, sizeof name, "%s_%s_%u", kind, sides[s], n + 1);
             if ((nodes[n] = sinew_model_find_node(model, name)) < 0) break;
         }
         if (n == 0) continue;
-        snprintf(name, sizeof name, "Wing_%s_End", sides[s]);
+        snprintf(name, sizeof name, "%s_%s_End", kind, sides[s]);
         const sinew_dyn_chain_desc desc = {nodes, n, sinew_model_find_node(model, name)};
-        sinew_result r = sinew_bake_wing(doc, model, &desc, options, err);
+        sinew_result r = bake_with(doc, model, &desc, options, preset, err);
         if (r != SINEW_OK) return r;
         (*chains)++;
     }
     return SINEW_OK;
+}
+
+sinew_result sinew_bake_wings(sinew_document *doc, sinew_model *model,
+                              const sinew_bake_options *options, uint32_t *chains, sinew_error *err)
+{
+    return bake_pairs(doc, model, options, "Wing", SINEW_DYN_PRESET_WING, chains, err);
+}
+
+sinew_result sinew_bake_ears(sinew_document *doc, sinew_model *model,
+                             const sinew_bake_options *options, uint32_t *chains, sinew_error *err)
+{
+    return bake_pairs(doc, model, options, "Ear", SINEW_DYN_PRESET_EAR, chains, err);
 }

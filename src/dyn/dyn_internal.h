@@ -46,6 +46,7 @@ struct sinew_dyn_rig {
     float idle_share;     /* each link's turn per radian of idle (dyn_rig.c) */
     sinew_vec3 idle_axis; /* hips frame, unit: the side-to-side turn's axis */
     float bind_length[SINEW_DYN_MAX_JOINTS]; /* link lengths in bind space, model units */
+    float place[SINEW_DYN_MAX_JOINTS];       /* t_i along the chain, 0 .. 1 (sinew_dyn_curve) */
     float chain_length;                      /* their sum, model units */
     dyn_link links[SINEW_DYN_MAX_JOINTS];
 };

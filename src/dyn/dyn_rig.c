@@ -206,6 +206,27 @@ static float skeleton_extent(const sinew_model *m, const sinew_mat4 *w)
     return isfinite(e) ? e : 0.0f;
 }
 
+/* t_i of sinew_dyn_curve: the bind arc length from the root to link i's head over that to
+ * the last link's head (0 for a one-link chain). */
+static float link_place(const float *lengths, uint32_t n, uint32_t i)
+{
+    double to_i = 0, to_last = 0;
+    for (uint32_t k = 0; k + 1 < n; k++) {
+        if (k < i) to_i += lengths[k];
+        to_last += lengths[k];
+    }
+    return to_last > 0 ? (float)(to_i / to_last) : 0.0f;
+}
+
+/* The frequency (Hz) and damping ratio the curves of resolved params `p` give at place t. */
+static void link_spring(const sinew_dyn_params *p, float t, float *frequency, float *damping)
+{
+    *frequency = sinew_dyn_curve_value((sinew_dyn_curve)p->frequency_curve, p->frequency_root,
+                                       p->frequency_tip, t);
+    *damping = sinew_dyn_curve_value((sinew_dyn_curve)p->damping_curve, p->damping_ratio,
+                                     p->damping_tip, t);
+}
+
 sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chain_desc *desc,
                                   const sinew_dyn_params *params, const sinew_allocator *allocator,
                                   sinew_dyn_rig **out, sinew_error *err)
@@ -336,13 +357,16 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
         rig->bind_length[i] = wlen;
         rig->chain_length += wlen;
         artist[i] = sinew_vec3_scale(world_tip, 1.0f / wlen);
-        float f = n > 1 ? p->frequency_root +
-                              (p->frequency_tip - p->frequency_root) * (float)i / (float)(n - 1)
-                        : p->frequency_root;
+    }
+    /* Each link's spring from the curves at its place along the chain (sinew_dyn_curve). */
+    for (uint32_t i = 0; i < n; i++) {
+        float f, zeta;
+        rig->place[i] = link_place(rig->bind_length, n, i);
+        link_spring(p, rig->place[i], &f, &zeta);
         float omega = 2.0f * (float)SINEW_PI * f;
         rig->links[i].omega = omega;
         rig->links[i].omega2 = omega * omega;
-        rig->links[i].two_zeta_omega = 2.0f * p->damping_ratio * omega;
+        rig->links[i].two_zeta_omega = 2.0f * zeta * omega;
     }
 
     /* The side the chain hangs on, for a mirrored pair's idle sway: its root's offset from
@@ -462,6 +486,18 @@ void sinew_dyn_rig_params(const sinew_dyn_rig *rig, sinew_dyn_params *out)
 float sinew_dyn_rig_link_length(const sinew_dyn_rig *rig, uint32_t i)
 {
     return rig && i < rig->joint_count ? rig->bind_length[i] : 0.0f;
+}
+
+int sinew_dyn_rig_link_spring(const sinew_dyn_rig *rig, uint32_t i, float *place, float *frequency,
+                              float *damping_ratio)
+{
+    if (!rig || i >= rig->joint_count) return 0;
+    float f, zeta;
+    link_spring(&rig->params, rig->place[i], &f, &zeta);
+    if (place) *place = rig->place[i];
+    if (frequency) *frequency = f;
+    if (damping_ratio) *damping_ratio = zeta;
+    return 1;
 }
 
 sinew_quat sinew_dyn_rig_rest_rotation(const sinew_dyn_rig *rig, uint32_t i)

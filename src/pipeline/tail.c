@@ -29,28 +29,30 @@ void sinew_tail_result_free(sinew_tail_result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Chains of the plan that are tails (the rest are wings). */
+/* Chains of the plan that are tails (the rest are wings and ears). */
 static uint32_t tail_chains(const sinew_rig_plan *plan)
 {
     uint32_t n = 0;
     for (uint32_t c = 0; c < plan->chain_count; c++)
-        n += plan->chains[c].wing == 0;
+        n += plan->chains[c].wing == 0 && plan->chains[c].ear == 0;
     return n;
 }
 
-/* Bakes a wing chain of the plan (its bones found by the names it gave them) with a wing's
- * springs. */
-static sinew_result bake_wing(sinew_document *doc, sinew_model *model, const sinew_rig_chain *chain,
-                              const sinew_bake_options *options, sinew_error *err)
+/* Bakes a wing or ear chain of the plan (its bones found by the names it gave them) with its
+ * kind's springs. */
+static sinew_result bake_pair_chain(sinew_document *doc, sinew_model *model,
+                                    const sinew_rig_chain *chain, const sinew_bake_options *options,
+                                    sinew_error *err)
 {
     int32_t nodes[SINEW_RIG_MAX_SEGMENTS + 1];
     for (uint32_t b = 0; b < chain->bone_count; b++)
         if ((nodes[b] = sinew_model_find_node(model, chain->bones[b].name)) < 0)
-            return sinew_error_set(err, SINEW_ERR_INTERNAL, "wings: %s is not in the model",
-                                   chain->bones[b].name);
+            return sinew_error_set(err, SINEW_ERR_INTERNAL, "%s: %s is not in the model",
+                                   chain->wing ? "wings" : "ears", chain->bones[b].name);
     const uint32_t links = chain->bone_count - 1; /* the last bone is the unweighted end */
     const sinew_dyn_chain_desc desc = {nodes, links, nodes[links]};
-    return sinew_bake_wing(doc, model, &desc, options, err);
+    return chain->wing ? sinew_bake_wing(doc, model, &desc, options, err)
+                       : sinew_bake_ear(doc, model, &desc, options, err);
 }
 
 /* Edits `doc` with `plan` (bones, weights, a note), rebuilds its model into *model and, when
@@ -74,11 +76,12 @@ static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
      * node indices and the bake writes into exactly what will be saved. */
     const sinew_model_options model_options = {.allocator = o->allocator};
     if (r == SINEW_OK) r = sinew_model_from_document(doc, &model_options, model, err);
-    /* The tail chain (found by name) and each wing with its own springs. */
+    /* The tail chain (found by name) and each wing and ear with its own springs. */
     if (r == SINEW_OK && bake && tail_chains(plan))
         r = sinew_bake_all(doc, *model, &o->bake, bakes, err);
     for (uint32_t c = 0; r == SINEW_OK && bake && c < plan->chain_count; c++)
-        if (plan->chains[c].wing) r = bake_wing(doc, *model, &plan->chains[c], &o->bake, err);
+        if (plan->chains[c].wing || plan->chains[c].ear)
+            r = bake_pair_chain(doc, *model, &plan->chains[c], &o->bake, err);
     return r;
 }
 
@@ -299,8 +302,25 @@ done:
     return r;
 }
 
-/* Per clip, before (input) and after: the tail's skin (edges with both ends re-weighted) and
- * the body's (every other edge of the mesh), as the result's table. */
+/* ear[v] = 1 where the plan's weights of vertex v hold a bone of an ear chain. */
+static void ear_skin(const sinew_rig_plan *plan, uint32_t vertex_count, uint8_t *ear)
+{
+    for (uint32_t v = 0; v < vertex_count; v++) {
+        ear[v] = 0;
+        for (int s = 0; s < SINEW_MAX_INFLUENCES; s++) {
+            const size_t o = (size_t)v * SINEW_MAX_INFLUENCES + (size_t)s;
+            for (uint32_t c = 0; c < plan->chain_count && plan->weights[o] > 0; c++) {
+                const sinew_rig_chain *ch = &plan->chains[c];
+                ear[v] |= ch->ear && plan->joints[o] >= ch->first_joint &&
+                          plan->joints[o] < ch->first_joint + ch->bone_count;
+            }
+        }
+    }
+}
+
+/* Per clip, before (input) and after: the tail's skin (edges with both ends re-weighted), the
+ * body's (every other edge of the mesh) and the ears' (both ends on an ear chain's bones), as
+ * the result's table. */
 static sinew_result guard_tables(const guard *g, sinew_tail_result *res, sinew_error *err)
 {
     const sinew_model *input = g->input, *trial = g->trial;
@@ -311,32 +331,38 @@ static sinew_result guard_tables(const guard *g, sinew_tail_result *res, sinew_e
     const size_t n = (size_t)ne * g->samples;
     float *rb = sinew_alloc(g->al, n + 1, sizeof *rb), *ra = sinew_alloc(g->al, n + 1, sizeof *ra);
     float *pick = sinew_alloc(g->al, n + 1, sizeof *pick);
+    uint8_t *ear = sinew_alloc(g->al, input->mesh.vertex_count + 1, 1);
     res->clips = sinew_alloc(g->al, input->clip_count + 1, sizeof *res->clips);
-    if (!rb || !ra || !pick || !res->clips) {
+    if (!rb || !ra || !pick || !ear || !res->clips) {
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail check: out of memory");
         goto done;
     }
     res->clip_count = input->clip_count;
+    ear_skin(g->plan, input->mesh.vertex_count, ear);
     for (uint32_t c = 0; c < input->clip_count && r == SINEW_OK; c++) {
         r = sinew_metrics_edge_ratios(input, &input->clips[c], g->samples, edges, ne, rb, err);
         if (r == SINEW_OK)
             r = sinew_metrics_edge_ratios(trial, &trial->clips[c], g->samples, edges, ne, ra, err);
-        for (int tail = 0; r == SINEW_OK && tail < 2; tail++)
+        /* part 0: the body, 1: the re-weighted skin, 2: the skin the ears' chains move */
+        for (int part = 0; r == SINEW_OK && part < 3; part++)
             for (int after = 0; after < 2; after++) {
                 size_t m = 0;
                 for (size_t i = 0; i < n; i++) {
-                    uint32_t e = (uint32_t)(i % ne);
-                    int inside =
-                        g->plan->changed[edges[2 * e]] && g->plan->changed[edges[2 * e + 1]];
-                    if (inside == tail) pick[m++] = after ? ra[i] : rb[i];
+                    uint32_t e = (uint32_t)(i % ne), a = edges[2 * e], b = edges[2 * e + 1];
+                    int inside = part == 2 ? ear[a] && ear[b]
+                                           : (g->plan->changed[a] && g->plan->changed[b]) == part;
+                    if (inside) pick[m++] = after ? ra[i] : rb[i];
                 }
                 sinew_tail_guard_clip *gc = &res->clips[c];
-                sinew_stretch_stats *st = tail ? (after ? &gc->tail_after : &gc->tail_before)
-                                               : (after ? &gc->body_after : &gc->body_before);
+                sinew_stretch_stats *st = part == 2 ? (after ? &gc->ear_after : &gc->ear_before)
+                                          : part == 1
+                                              ? (after ? &gc->tail_after : &gc->tail_before)
+                                              : (after ? &gc->body_after : &gc->body_before);
                 sinew_stretch_summarise(pick, m, st);
             }
     }
 done:
+    sinew_free(g->al, ear);
     sinew_metrics_edges_free(&unique);
     sinew_free(g->al, rb);
     sinew_free(g->al, ra);
@@ -482,6 +508,68 @@ static int harmful(const sinew_tail_result *res)
     return 0;
 }
 
+/* Ears to drop: on some clip the skin they move (whole and rigid on the head before, so it
+ * need not get better) tears more than the input's by the body's bar (0.1 point of its edge
+ * samples), or strains beyond normal skinning and beyond the body's p99 bar. Rigid skin's p99
+ * is 1.00, so any swing raises it: up to NORMAL_STRAIN is what skin does (the rabbit's swinging
+ * ears 1.01-1.03, nothing torn). */
+static int ears_harmful(const sinew_tail_result *res)
+{
+    for (uint32_t c = 0; c < res->clip_count; c++) {
+        const sinew_tail_guard_clip *g = &res->clips[c];
+        if (g->ear_after.samples &&
+            (g->ear_after.torn_share > g->ear_before.torn_share + 0.001f ||
+             g->ear_after.p99 > fmaxf(g->ear_before.p99 + 0.02f, NORMAL_STRAIN)))
+            return 1;
+    }
+    return 0;
+}
+
+/* The plan's chains: 1 when one is an ear (`ears`), or one is not (`!ears`). */
+static int has_chains(const sinew_rig_plan *plan, int ears)
+{
+    for (uint32_t c = 0; c < plan->chain_count; c++)
+        if ((plan->chains[c].ear != 0) == (ears != 0)) return 1;
+    return 0;
+}
+
+/* Leaves the ears (`ears`), or the tails and wings (`!ears`), unchanged (SKIPPED, saying why),
+ * rebuilds the plan without them and forgets the check's findings, for the check to run again
+ * on what is left. */
+static sinew_result drop_chains(const sinew_tail_options *o, sinew_tail_result *res, int ears,
+                                sinew_error *err)
+{
+    for (uint32_t p = 0; p < res->report.piece_count; p++) {
+        sinew_rig_piece *pc = &res->report.pieces[p];
+        const sinew_rig_verdict v = pc->verdict;
+        if (ears ? v != SINEW_RIG_VERDICT_EAR
+                 : v != SINEW_RIG_VERDICT_CHAIN && v != SINEW_RIG_VERDICT_WING)
+            continue;
+        if (ears)
+            snprintf(pc->reason, sizeof pc->reason,
+                     "a %s ear, but its chain left the skin it moves worse than the input's "
+                     "(rigid on the head) on some clip: dropped, unchanged",
+                     pc->wing_side > 0 ? "left" : "right");
+        else
+            snprintf(pc->reason, sizeof pc->reason,
+                     "a %s, but its chain left the skin around its root worse than the input on "
+                     "some clip: dropped, unchanged (the ears were checked without it)",
+                     v == SINEW_RIG_VERDICT_WING ? "wing" : "tail");
+        pc->verdict = SINEW_RIG_VERDICT_SKIPPED;
+        pc->distance_after = pc->distance_before;
+        pc->segments = 0;
+        res->dropped++;
+        res->dropped_ears += (uint32_t)(ears != 0);
+    }
+    sinew_free(&res->allocator, res->clips);
+    res->clips = NULL;
+    res->clip_count = 0;
+    res->guarded = 0;
+    res->returned = 0;
+    sinew_rig_plan_free(&res->plan);
+    return sinew_rig_build_chain(res->input, &o->rig, &res->report, &res->plan, err);
+}
+
 sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *options,
                             sinew_tail_result *res, sinew_error *err)
 {
@@ -501,9 +589,10 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
     if (r == SINEW_OK) r = sinew_rig_build_chain(res->input, &o.rig, &res->report, &res->plan, err);
     if (r != SINEW_OK || (res->plan.chain_count == 0 && res->plan.changed_count == 0)) return r;
     const sinew_model *input = res->input;
-    res->root_blend = res->plan.root_blend;
-    res->blend_new_torn[0] = res->blend_new_torn[1] = -1;
-    if (!o.no_guard && input->clip_count) {
+    /* The check runs again without the chains it drops one kind at a time (see below). */
+    while (!o.no_guard && input->clip_count) {
+        res->root_blend = res->plan.root_blend;
+        res->blend_new_torn[0] = res->blend_new_torn[1] = -1;
         /* The same chains with the other root blend, for the check to weigh. */
         sinew_rig_plan alt;
         memset(&alt, 0, sizeof alt);
@@ -529,6 +618,21 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
                 res->report.pieces[p].distance_after = reach[p];
         sinew_free(&res->allocator, reach);
         sinew_rig_plan_free(&alt);
+        sinew_document_free(trial);
+        sinew_model_free(trial_model);
+        trial = NULL;
+        trial_model = NULL;
+        /* Ears whose skin came out worse go first; a tail or wing that harms the body goes
+         * next, the ears checked again alone; then whatever is left, all at once. Each pass
+         * drops a kind, so there are at most three. */
+        const int drop_ears = r == SINEW_OK && ears_harmful(res);
+        const int drop_others = r == SINEW_OK && !drop_ears && harmful(res) &&
+                                has_chains(&res->plan, 1) && has_chains(&res->plan, 0);
+        if (drop_ears || drop_others) {
+            if ((r = drop_chains(&o, res, drop_ears, err)) != SINEW_OK) return r;
+            if (res->plan.chain_count == 0 && res->plan.changed_count == 0) return SINEW_OK;
+            continue;
+        }
         if (r == SINEW_OK && harmful(res)) {
             /* Drop every chain: give all its skin back. */
             const size_t slots = (size_t)input->mesh.vertex_count * SINEW_MAX_INFLUENCES;
@@ -536,25 +640,25 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
             memcpy(res->plan.weights, input->mesh.influence_weights, slots * sizeof(float));
             memset(res->plan.changed, 0, input->mesh.vertex_count);
             res->plan.changed_count = 0;
-            res->dropped = res->plan.chain_count;
+            res->dropped += res->plan.chain_count;
             res->plan.chain_count = 0;
             for (uint32_t p = 0; p < res->report.piece_count; p++) {
                 sinew_rig_piece *pc = &res->report.pieces[p];
-                if (pc->verdict != SINEW_RIG_VERDICT_CHAIN && pc->verdict != SINEW_RIG_VERDICT_WING)
+                if (pc->verdict != SINEW_RIG_VERDICT_CHAIN &&
+                    pc->verdict != SINEW_RIG_VERDICT_WING && pc->verdict != SINEW_RIG_VERDICT_EAR)
                     continue;
                 snprintf(pc->reason, sizeof pc->reason,
-                         "a %s, but its chain left the skin around its root worse than the "
+                         "%s, but its chain left the skin around its root worse than the "
                          "input on some clip: dropped, unchanged",
-                         pc->verdict == SINEW_RIG_VERDICT_WING ? "wing" : "tail");
+                         pc->verdict == SINEW_RIG_VERDICT_WING  ? "a wing"
+                         : pc->verdict == SINEW_RIG_VERDICT_EAR ? "an ear"
+                                                                : "a tail");
                 pc->verdict = SINEW_RIG_VERDICT_SKIPPED;
             }
         }
-        sinew_document_free(trial);
-        sinew_model_free(trial_model);
-        trial = NULL;
-        trial_model = NULL;
         if (r != SINEW_OK) return r;
         if (res->plan.chain_count == 0 && res->plan.changed_count == 0) return SINEW_OK;
+        break;
     }
     /* The result, on the caller's document. */
     if (bake && tail_chains(&res->plan)) {

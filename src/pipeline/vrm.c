@@ -171,9 +171,8 @@ static void run_free(const sinew_allocator *a, fit_run *r)
 }
 
 /* Joints, lengths, radii and VRM parameters of the rig's chain. */
-static void fit_joints(const sinew_model *model, const sinew_dyn_rig *rig,
-                       const sinew_dyn_params *resolved, const fit_run *run, vrm_sim *sim,
-                       sinew_vrm_fit *out)
+static void fit_joints(const sinew_model *model, const sinew_dyn_rig *rig, const fit_run *run,
+                       vrm_sim *sim, sinew_vrm_fit *out)
 {
     const uint32_t n = out->joint_count;
     float last_radius = 0;
@@ -181,11 +180,7 @@ static void fit_joints(const sinew_model *model, const sinew_dyn_rig *rig,
         sinew_vrm_joint *j = &out->joints[i];
         j->node = sinew_dyn_rig_joint_node(rig, i);
         const int32_t tail = i + 1 < n ? sinew_dyn_rig_joint_node(rig, i + 1) : out->end_node;
-        j->frequency = n > 1 ? resolved->frequency_root +
-                                   (resolved->frequency_tip - resolved->frequency_root) * (float)i /
-                                       (float)(n - 1)
-                             : resolved->frequency_root;
-        j->damping_ratio = resolved->damping_ratio;
+        sinew_dyn_rig_link_spring(rig, i, NULL, &j->frequency, &j->damping_ratio);
         j->rest = sinew_dyn_rig_rest_rotation(rig, i);
         sim->local[i] = model->nodes[j->node].local;
         sim->rest[i] = j->rest;
@@ -305,7 +300,7 @@ sinew_result sinew_vrm_fit_chain(const sinew_model *model, const sinew_dyn_param
     vrm_sim sim;
     memset(&sim, 0, sizeof sim);
     sim.n = n;
-    fit_joints(model, rig, &resolved, &run, &sim, out);
+    fit_joints(model, rig, &run, &sim, out);
 
     /* sinew's runtime on the hip motion, frame by frame at the fitted rate */
     const int32_t parent = out->parent_node;

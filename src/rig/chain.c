@@ -80,15 +80,17 @@ static void write_slots(uint16_t *joints, float *weights, const uint32_t *j, con
     }
 }
 
+/* Tail_1.. (Tail2_1.. for a second tail), Wing_L_1.., Ear_L_1..; `side` is +1 left and -1
+ * right for a wing or an ear (`kind` "Wing" or "Ear"), 0 for a tail. */
 static void bone_name(const sinew_model *m, char *out, size_t size, uint32_t chain, uint32_t b,
-                      uint32_t K, int wing)
+                      uint32_t K, const char *kind, int side)
 {
     char base[SINEW_RIG_NAME_MAX - 8];
-    const char *side = wing > 0 ? "L" : "R";
-    if (wing && b == K)
-        snprintf(base, sizeof base, "Wing_%s_End", side);
-    else if (wing)
-        snprintf(base, sizeof base, "Wing_%s_%u", side, b + 1);
+    const char *lr = side > 0 ? "L" : "R";
+    if (side && b == K)
+        snprintf(base, sizeof base, "%s_%s_End", kind, lr);
+    else if (side)
+        snprintf(base, sizeof base, "%s_%s_%u", kind, lr, b + 1);
     else if (b == K)
         snprintf(base, sizeof base, chain ? "Tail%u_End" : "Tail_End", chain + 1);
     else if (chain)
@@ -117,10 +119,10 @@ static sinew_vec3 centre_at(const rig_run *run, float g, sinew_vec3 fallback)
     return prev ? prev->centre : fallback;
 }
 
-uint32_t rig_chain_segment_count(float L, float segment)
+uint32_t rig_chain_segment_count(float L, float segment, uint32_t fewest, uint32_t most)
 {
     const long kr = lroundf(L / segment);
-    return (uint32_t)(kr < 3 ? 3 : (kr > SINEW_RIG_MAX_SEGMENTS ? SINEW_RIG_MAX_SEGMENTS : kr));
+    return (uint32_t)(kr < (long)fewest ? fewest : (kr > (long)most ? most : kr));
 }
 
 void rig_chain_joints(const rig_run *run, const sinew_rig_piece *pc, float L, uint32_t K,
@@ -176,7 +178,8 @@ static int owned_by_appendage(const sinew_rig_report *rep, uint32_t x)
     if (owner == UINT32_MAX) return 0;
     const sinew_rig_verdict v = rep->pieces[owner].verdict;
     return v == SINEW_RIG_VERDICT_CHAIN || v == SINEW_RIG_VERDICT_RIGID ||
-           v == SINEW_RIG_VERDICT_DRESSED || v == SINEW_RIG_VERDICT_WING;
+           v == SINEW_RIG_VERDICT_DRESSED || v == SINEW_RIG_VERDICT_WING ||
+           v == SINEW_RIG_VERDICT_EAR;
 }
 
 /* The body skin bordering piece p: vertices outside every chained, rigid or dressed piece
@@ -345,7 +348,8 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
     uint32_t nchains = 0;
     for (uint32_t p = 0; p < rep->piece_count; p++)
         nchains += rep->pieces[p].verdict == SINEW_RIG_VERDICT_CHAIN ||
-                   rep->pieces[p].verdict == SINEW_RIG_VERDICT_WING;
+                   rep->pieces[p].verdict == SINEW_RIG_VERDICT_WING ||
+                   rep->pieces[p].verdict == SINEW_RIG_VERDICT_EAR;
     plan->vertex_count = nv;
     plan->joints = sinew_alloc(al, slots, sizeof *plan->joints);
     plan->weights = sinew_alloc(al, slots, sizeof *plan->weights);
@@ -383,8 +387,9 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
     uint32_t next_joint = nj, tails = 0;
     for (uint32_t p = 0; p < rep->piece_count; p++) {
         sinew_rig_piece *pc = &rep->pieces[p];
-        const int chain =
-            pc->verdict == SINEW_RIG_VERDICT_CHAIN || pc->verdict == SINEW_RIG_VERDICT_WING;
+        const int chain = pc->verdict == SINEW_RIG_VERDICT_CHAIN ||
+                          pc->verdict == SINEW_RIG_VERDICT_WING ||
+                          pc->verdict == SINEW_RIG_VERDICT_EAR;
         const int rigid = pc->verdict == SINEW_RIG_VERDICT_RIGID;
         const int dressed = pc->verdict == SINEW_RIG_VERDICT_DRESSED;
         if (!chain && !rigid && !dressed) continue;
@@ -403,15 +408,25 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
         }
         const rig_run *run = &a->runs.items[a->piece_runs[p]];
         const float L = pc->length, blend = opt.blend_width;
+        /* A wing or an ear: one of a mirrored pair, its joints the mirror of its partner's. */
         const int wing = pc->verdict == SINEW_RIG_VERDICT_WING ? pc->wing_side : 0;
+        const int ear = pc->verdict == SINEW_RIG_VERDICT_EAR ? pc->wing_side : 0;
         sinew_vec3 J[SINEW_RIG_MAX_SEGMENTS + 1];
-        const uint32_t K = wing ? rig_wing_joints(a, m, rep, p, opt.segment_fraction, J)
-                                : rig_chain_segment_count(L, opt.segment_fraction * rep->scale);
-        if (!wing) rig_chain_joints(run, pc, L, K, J);
+        const uint32_t K = wing  ? rig_wing_segments(rep, p, opt.segment_fraction)
+                           : ear ? rig_ear_segments(rep, p, opt.segment_fraction)
+                                 : rig_chain_segment_count(L, opt.segment_fraction * rep->scale, 3,
+                                                           SINEW_RIG_MAX_SEGMENTS);
+        if (wing || ear)
+            rig_pair_joints(a, m, rep, p, K, J);
+        else
+            rig_chain_joints(run, pc, L, K, J);
         pc->segments = K;
-        const int32_t parent = wing ? rig_wing_parent(a, m, pc) : default_parent;
+        const int32_t parent = wing  ? rig_wing_parent(a, m, pc)
+                               : ear ? rig_ear_parent(rep, pc)
+                                     : default_parent;
         if (parent < 0) {
-            r = sinew_error_set(err, SINEW_ERR_INTERNAL, "wings: no torso joint for the chain");
+            r = sinew_error_set(err, SINEW_ERR_INTERNAL, "%s: no joint for the chain to hang from",
+                                wing ? "wings" : "ears");
             goto fail;
         }
         /* Bones: the parent's bind frame with J_b as origin. */
@@ -422,11 +437,13 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
         ch->first_joint = next_joint;
         ch->parent_joint = parent;
         ch->wing = wing;
+        ch->ear = ear;
         const sinew_mat4 *Wp = &m->skin.joints[parent].bind;
         sinew_mat4 prev_inv = m->skin.joints[parent].inverse_bind;
         for (uint32_t b = 0; b <= K; b++) {
             sinew_rig_bone *bone = &ch->bones[b];
-            bone_name(m, bone->name, sizeof bone->name, tails, b, K, wing);
+            bone_name(m, bone->name, sizeof bone->name, tails, b, K, wing ? "Wing" : "Ear",
+                      wing ? wing : ear);
             bone->parent = b == 0 ? m->skin.joints[parent].node : -(int32_t)b;
             bone->head = J[b];
             sinew_mat4 W = *Wp;
@@ -484,7 +501,7 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
             goto fail;
         next_joint += K + 1;
         plan->chain_count++;
-        tails += !wing;
+        tails += !wing && !ear;
     }
     /* What changed, and the weighted distance after. */
     for (uint32_t v = 0; v < nv; v++) {
@@ -498,7 +515,8 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
     for (uint32_t p = 0; p < rep->piece_count; p++) {
         sinew_rig_piece *pc = &rep->pieces[p];
         if (pc->verdict != SINEW_RIG_VERDICT_CHAIN && pc->verdict != SINEW_RIG_VERDICT_RIGID &&
-            pc->verdict != SINEW_RIG_VERDICT_DRESSED && pc->verdict != SINEW_RIG_VERDICT_WING)
+            pc->verdict != SINEW_RIG_VERDICT_DRESSED && pc->verdict != SINEW_RIG_VERDICT_WING &&
+            pc->verdict != SINEW_RIG_VERDICT_EAR)
             continue;
         uint32_t count = 0;
         for (uint32_t v = 0; v < nv; v++)

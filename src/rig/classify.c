@@ -76,6 +76,8 @@ const char *sinew_rig_verdict_name(sinew_rig_verdict v)
         return "rigid";
     case SINEW_RIG_VERDICT_HEAD:
         return "head";
+    case SINEW_RIG_VERDICT_EAR:
+        return "ear";
     case SINEW_RIG_VERDICT_SPINE:
         return "spine";
     case SINEW_RIG_VERDICT_DRESSED:
@@ -416,15 +418,10 @@ static void measure_spread(const rig_run *run, const sinew_model *m, sinew_rig_p
     }
 }
 
-/* One piece from a walk long enough to be one: its size, shape and attachment. */
-static void piece_from_run(const sinew_rig_analysis *a, const sinew_model *m, const rig_run *run,
-                           const sinew_rig_options *opt, sinew_rig_piece *pc)
+void rig_measure_piece(const sinew_rig_analysis *a, const sinew_model *m,
+                       const sinew_rig_options *opt, const rig_run *run, sinew_rig_piece *pc)
 {
     const float length = run->cut, thickness = 2 * run->radius;
-    memset(pc, 0, sizeof *pc);
-    pc->merged_into = -1;
-    pc->rides_on = -1;
-    pc->merged_shells = 1;
     pc->length = length;
     pc->radius = run->radius;
     pc->elongation = length / thickness;
@@ -442,6 +439,18 @@ static void piece_from_run(const sinew_rig_analysis *a, const sinew_model *m, co
     pc->attach_joint = attach_joint(a, m, pc->root, opt->attach_preference);
     pc->attach_region = pc->attach_joint >= 0 ? (sinew_rig_region)a->regions[pc->attach_joint]
                                               : SINEW_RIG_REGION_OTHER;
+}
+
+/* One piece from a walk long enough to be one: its size, shape and attachment. */
+static void piece_from_run(const sinew_rig_analysis *a, const sinew_model *m, const rig_run *run,
+                           const sinew_rig_options *opt, sinew_rig_piece *pc)
+{
+    memset(pc, 0, sizeof *pc);
+    pc->merged_into = -1;
+    pc->rides_on = -1;
+    pc->wing_partner = -1;
+    pc->merged_shells = 1;
+    rig_measure_piece(a, m, opt, run, pc);
 }
 
 /* Pieces from the walks; shorter walks are only counted (rep->small_count).
@@ -470,16 +479,18 @@ static sinew_result pieces_from_runs(sinew_rig_analysis *a, const sinew_model *m
 }
 
 /* Bigger pieces absorb smaller ones at the same attachment whose boxes overlap by more than
- * half (visited biggest first, so the result does not depend on the walk order). */
+ * half (visited biggest first, so the result does not depend on the walk order). Ears (found
+ * before, with sinew_rig_options.ears) take no part: the two ears of a pair, or an ear and a
+ * horn beside it, share the head and their boxes overlap, but neither is fur over the other. */
 static void merge_overlapping(const sinew_rig_analysis *a, sinew_rig_report *rep)
 {
     const float pad = 1e-3f * rep->scale;
     for (uint32_t i = 0; i < rep->piece_count; i++) {
         sinew_rig_piece *pi = &rep->pieces[i];
-        if (pi->merged_into >= 0) continue;
+        if (pi->merged_into >= 0 || pi->verdict == SINEW_RIG_VERDICT_EAR) continue;
         for (uint32_t j = 0; j < rep->piece_count; j++) {
             sinew_rig_piece *pj = &rep->pieces[j];
-            if (j == i || pj->merged_into >= 0) continue;
+            if (j == i || pj->merged_into >= 0 || pj->verdict == SINEW_RIG_VERDICT_EAR) continue;
             uint32_t ni = a->runs.items[a->piece_runs[i]].vertex_count;
             uint32_t nj = a->runs.items[a->piece_runs[j]].vertex_count;
             if (nj > ni || (nj == ni && j < i)) continue;
@@ -619,9 +630,22 @@ static void decide(const sinew_rig_analysis *a, const sinew_model *m, const sine
 {
     const int32_t forced = forced_piece(m, rep, tail_from);
     for (uint32_t p = 0; p < rep->piece_count; p++) {
-        if (rep->pieces[p].merged_into >= 0) continue;
+        sinew_rig_piece *pc = &rep->pieces[p];
+        if (pc->merged_into >= 0) continue;
         const int user_chain =
             (int32_t)p == forced || listed(opt->chain_pieces, opt->chain_piece_count, p);
+        /* An ear (ear.c) keeps its verdict unless the user says otherwise; --skip leaves it
+         * alone and its partner keeps its chain, as for a wing. */
+        if (pc->verdict == SINEW_RIG_VERDICT_EAR && !user_chain) {
+            if (listed(opt->skip_pieces, opt->skip_piece_count, p)) {
+                pc->verdict = SINEW_RIG_VERDICT_SKIPPED;
+                snprintf(pc->reason, sizeof pc->reason,
+                         "would be a %s ear (the mirror of piece %d); left unchanged by request "
+                         "(--skip)",
+                         pc->wing_side > 0 ? "left" : "right", pc->wing_partner);
+            }
+            continue;
+        }
         sinew_rig_verdict v = verdict_of_shape(a, m, opt, rep, p, user_chain, forced);
         rep->pieces[p].verdict = overridden(m, opt, rep, p, user_chain, v);
     }
@@ -846,6 +870,7 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
         goto fail;
     if ((r = pieces_from_runs(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
     /* What each piece is (see the header, in this order). */
+    if (opt.ears && (r = rig_find_ears(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
     merge_overlapping(a, rep);
     rep->rigged_tail = find_rigged_tail(a, m);
     decide(a, m, &opt, rep, tail_from);

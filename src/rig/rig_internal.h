@@ -127,15 +127,41 @@ void rig_runs_free(rig_runs *runs);
 /* qsort comparator for floats, ascending. */
 int rig_compare_floats(const void *x, const void *y);
 
+/* classify.c: a piece's geometry and attachment from its run (length, radius, elongation,
+ * root, tip, box, sheet, flatness, protrusion, attach joint and region); the other fields are
+ * left as they are. */
+void rig_measure_piece(const sinew_rig_analysis *a, const sinew_model *m,
+                       const sinew_rig_options *opt, const rig_run *run, sinew_rig_piece *pc);
+
 /* classify.c: where along the spine polyline (pelvis, spine joints, head) p projects: 0 at the
  * pelvis, 1 at the head. */
 float rig_spine_fraction(const sinew_model *m, const sinew_rig_landmarks *lm, sinew_vec3 p);
 
-/* chain.c: K = clamp(round(L / segment), 3, SINEW_RIG_MAX_SEGMENTS). */
-uint32_t rig_chain_segment_count(float L, float segment);
+/* chain.c: K = clamp(round(L / segment), fewest, most) (a tail's: 3 .. SINEW_RIG_MAX_SEGMENTS). */
+uint32_t rig_chain_segment_count(float L, float segment, uint32_t fewest, uint32_t most);
 /* The K + 1 joints along a run of length L (see chain.c): J[0] the root section's centre. */
 void rig_chain_joints(const rig_run *run, const sinew_rig_piece *pc, float L, uint32_t K,
                       sinew_vec3 *J);
+
+/* wing.c: the shape of a piece's skin and the mirror test of a pair, shared by wings and ears. */
+typedef struct rig_shape {
+    sinew_vec3 centre;
+    double values[3]; /* covariance eigenvalues, descending */
+} rig_shape;
+rig_shape rig_run_shape(const rig_run *run, const sinew_model *m);
+/* How far pieces p and q are from mirror images of each other across the plane halfway between
+ * their centres (the mean distance of one's reflected skin to the other's nearest, the larger
+ * of the two directions, file units), or FLT_MAX when the line joining them is not level or
+ * their spreads differ by more than a wing's mirror bound. */
+float rig_mirror_error(const sinew_rig_analysis *a, const sinew_model *m,
+                       const sinew_rig_report *rep, uint32_t p, uint32_t q, const rig_shape *sp,
+                       const rig_shape *sq);
+/* The side of q in a pair (p, q): +1 left, -1 right (p has the other). */
+int rig_mirror_side(const rig_shape *sp, const rig_shape *sq);
+/* The K + 1 joints of piece p's chain, the exact mirror image of its partner's (wing_partner):
+ * the mean of each joint and its partner's reflection. */
+void rig_pair_joints(const sinew_rig_analysis *a, const sinew_model *m, const sinew_rig_report *rep,
+                     uint32_t p, uint32_t K, sinew_vec3 *J);
 
 /* wing.c: marks mirrored pairs of broad, flat pieces on the shoulders, upper back or arms as
  * SINEW_RIG_VERDICT_WING (after the tail verdicts, before riders and ownership); one the
@@ -145,10 +171,19 @@ sinew_result rig_find_wings(const sinew_rig_analysis *a, const sinew_model *m,
 /* The joint a wing's chain hangs from: the torso joint at or above its attachment. */
 int32_t rig_wing_parent(const sinew_rig_analysis *a, const sinew_model *m,
                         const sinew_rig_piece *pc);
-/* A wing's chain joints, the exact mirror image of its partner's; returns K. */
-uint32_t rig_wing_joints(const sinew_rig_analysis *a, const sinew_model *m,
-                         const sinew_rig_report *rep, uint32_t p, float segment_fraction,
-                         sinew_vec3 *J);
+/* K of a wing's chain: one for the pair, from their mean span (3 .. SINEW_RIG_MAX_SEGMENTS). */
+uint32_t rig_wing_segments(const sinew_rig_report *rep, uint32_t p, float segment_fraction);
+
+/* ear.c (with sinew_rig_options.ears): marks mirrored pairs of long pieces with flat
+ * cross-sections on the head as SINEW_RIG_VERDICT_EAR, before pieces are merged (an ear is
+ * never fur over its partner or over a horn beside it). Two ears whose skins touch at their
+ * roots (one walk over both) get their runs cut where the skin is nearer the other's tip. */
+sinew_result rig_find_ears(sinew_rig_analysis *a, const sinew_model *m,
+                           const sinew_rig_options *opt, sinew_rig_report *rep, sinew_error *err);
+/* K of an ear's chain: 2 or 3, one for the pair from their mean length. */
+uint32_t rig_ear_segments(const sinew_rig_report *rep, uint32_t p, float segment_fraction);
+/* The joint an ear's chain hangs from: the head (its attachment when the skeleton has none). */
+int32_t rig_ear_parent(const sinew_rig_report *rep, const sinew_rig_piece *pc);
 
 /* Options with defaults filled in. */
 sinew_rig_options rig_options_resolve(const sinew_rig_options *options);

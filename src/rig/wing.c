@@ -50,14 +50,9 @@
  * spine ends at 0.34. */
 #define WING_SPINE 0.34f
 
-typedef struct wing_shape {
-    sinew_vec3 centre;
-    double values[3]; /* covariance eigenvalues, descending */
-} wing_shape;
-
-static wing_shape run_shape(const rig_run *run, const sinew_model *m)
+rig_shape rig_run_shape(const rig_run *run, const sinew_model *m)
 {
-    wing_shape s;
+    rig_shape s;
     memset(&s, 0, sizeof s);
     const double n = run->vertex_count;
     double sum[3] = {0, 0, 0}, sq[9] = {0};
@@ -104,7 +99,7 @@ static int wing_place(const sinew_rig_analysis *a, const sinew_model *m,
 }
 
 static int candidate(const sinew_rig_analysis *a, const sinew_model *m, const sinew_rig_report *rep,
-                     uint32_t p, wing_shape *shape)
+                     uint32_t p, rig_shape *shape)
 {
     const sinew_rig_piece *pc = &rep->pieces[p];
     const sinew_rig_verdict v = pc->verdict;
@@ -112,7 +107,7 @@ static int candidate(const sinew_rig_analysis *a, const sinew_model *m, const si
                                   v == SINEW_RIG_VERDICT_DRESSED || v == SINEW_RIG_VERDICT_LIMB))
         return 0;
     if (!(pc->length >= WING_LENGTH * rep->scale) || !wing_place(a, m, rep, pc)) return 0;
-    *shape = run_shape(&a->runs.items[a->piece_runs[p]], m);
+    *shape = rig_run_shape(&a->runs.items[a->piece_runs[p]], m);
     const double *l = shape->values;
     return l[0] > 0 && l[1] > 0 && sqrt(l[1] / l[0]) >= WING_BROAD &&
            sqrt(fmax(l[2], 0) / l[1]) <= WING_FLAT;
@@ -160,13 +155,36 @@ static int dominant_sign(sinew_vec3 n)
     return c >= 0 ? 1 : -1;
 }
 
+float rig_mirror_error(const sinew_rig_analysis *a, const sinew_model *m,
+                       const sinew_rig_report *rep, uint32_t p, uint32_t q, const rig_shape *sp,
+                       const rig_shape *sq)
+{
+    const float H = rep->scale;
+    sinew_vec3 n;
+    float d;
+    mirror_plane(sp->centre, sq->centre, &n, &d);
+    if (fabsf(sinew_vec3_dot(n, rep->landmarks.up)) > WING_LEVEL) return FLT_MAX;
+    /* Mirror images have the same spreads: a cheap test before the distances. */
+    for (int k = 0; k < 3; k++)
+        if (fabs(sqrt(fmax(sp->values[k], 0)) - sqrt(fmax(sq->values[k], 0))) > WING_MIRROR * H)
+            return FLT_MAX;
+    const rig_run *rp = &a->runs.items[a->piece_runs[p]], *rq = &a->runs.items[a->piece_runs[q]];
+    return fmaxf(mirror_error(rp, rq, m, n, d), mirror_error(rq, rp, m, n, d));
+}
+
+int rig_mirror_side(const rig_shape *sp, const rig_shape *sq)
+{
+    sinew_vec3 n;
+    float d;
+    mirror_plane(sp->centre, sq->centre, &n, &d);
+    return dominant_sign(n);
+}
+
 sinew_result rig_find_wings(const sinew_rig_analysis *a, const sinew_model *m,
                             const sinew_rig_options *opt, sinew_rig_report *rep, sinew_error *err)
 {
     const uint32_t np = rep->piece_count;
-    for (uint32_t p = 0; p < np; p++)
-        rep->pieces[p].wing_partner = -1;
-    wing_shape *shapes = sinew_alloc(&a->alloc, np + 1, sizeof *shapes);
+    rig_shape *shapes = sinew_alloc(&a->alloc, np + 1, sizeof *shapes);
     uint8_t *cand = sinew_alloc(&a->alloc, np + 1, 1);
     if (!shapes || !cand) {
         sinew_free(&a->alloc, shapes);
@@ -182,26 +200,11 @@ sinew_result rig_find_wings(const sinew_rig_analysis *a, const sinew_model *m,
         float best_error = WING_MIRROR * H;
         for (uint32_t q = p + 1; q < np; q++) {
             if (!cand[q] || rep->pieces[q].wing_partner >= 0) continue;
-            sinew_vec3 n;
-            float d;
-            mirror_plane(shapes[p].centre, shapes[q].centre, &n, &d);
-            if (fabsf(sinew_vec3_dot(n, rep->landmarks.up)) > WING_LEVEL) continue;
-            /* Mirror images have the same spreads: a cheap test before the distances. */
-            int alike = 1;
-            for (int k = 0; k < 3; k++)
-                alike &= fabs(sqrt(fmax(shapes[p].values[k], 0)) -
-                              sqrt(fmax(shapes[q].values[k], 0))) <= WING_MIRROR * H;
-            if (!alike) continue;
-            const rig_run *rp = &a->runs.items[a->piece_runs[p]],
-                          *rq = &a->runs.items[a->piece_runs[q]];
-            const float e = fmaxf(mirror_error(rp, rq, m, n, d), mirror_error(rq, rp, m, n, d));
+            const float e = rig_mirror_error(a, m, rep, p, q, &shapes[p], &shapes[q]);
             if (e <= best_error) best_error = e, best = (int32_t)q;
         }
         if (best < 0) continue;
-        sinew_vec3 n;
-        float d;
-        mirror_plane(shapes[p].centre, shapes[best].centre, &n, &d);
-        const int q_left = dominant_sign(n);
+        const int q_left = rig_mirror_side(&shapes[p], &shapes[best]);
         const uint32_t pair[2] = {p, (uint32_t)best};
         for (int k = 0; k < 2; k++) {
             sinew_rig_piece *pc = &rep->pieces[pair[k]];
@@ -245,28 +248,31 @@ int32_t rig_wing_parent(const sinew_rig_analysis *a, const sinew_model *m,
     return torso_joint(a, m, pc->attach_joint);
 }
 
-uint32_t rig_wing_joints(const sinew_rig_analysis *a, const sinew_model *m,
-                         const sinew_rig_report *rep, uint32_t p, float segment_fraction,
-                         sinew_vec3 *J)
+void rig_pair_joints(const sinew_rig_analysis *a, const sinew_model *m, const sinew_rig_report *rep,
+                     uint32_t p, uint32_t K, sinew_vec3 *J)
 {
     const sinew_rig_piece *pc = &rep->pieces[p], *pq = &rep->pieces[pc->wing_partner];
     const uint32_t q = (uint32_t)pc->wing_partner;
-    /* One K for the pair, from their mean span. */
-    const uint32_t K =
-        rig_chain_segment_count(0.5f * (pc->length + pq->length), segment_fraction * rep->scale);
     sinew_vec3 Jq[SINEW_RIG_MAX_SEGMENTS + 1];
     rig_chain_joints(&a->runs.items[a->piece_runs[p]], pc, pc->length, K, J);
     rig_chain_joints(&a->runs.items[a->piece_runs[q]], pq, pq->length, K, Jq);
-    const wing_shape sp = run_shape(&a->runs.items[a->piece_runs[p]], m),
-                     sq = run_shape(&a->runs.items[a->piece_runs[q]], m);
+    const rig_shape sp = rig_run_shape(&a->runs.items[a->piece_runs[p]], m),
+                    sq = rig_run_shape(&a->runs.items[a->piece_runs[q]], m);
     sinew_vec3 n;
     float d;
-    /* The plane from the lower index to the higher, so both wings of a pair use one plane. */
+    /* The plane from the lower index to the higher, so both pieces of a pair use one plane. */
     if (p < q)
         mirror_plane(sp.centre, sq.centre, &n, &d);
     else
         mirror_plane(sq.centre, sp.centre, &n, &d);
     for (uint32_t b = 0; b <= K; b++)
         J[b] = sinew_vec3_scale(sinew_vec3_add(J[b], reflect(Jq[b], n, d)), 0.5f);
-    return K;
+}
+
+uint32_t rig_wing_segments(const sinew_rig_report *rep, uint32_t p, float segment_fraction)
+{
+    /* One K for the pair, from their mean span. */
+    const sinew_rig_piece *pc = &rep->pieces[p], *pq = &rep->pieces[pc->wing_partner];
+    return rig_chain_segment_count(0.5f * (pc->length + pq->length), segment_fraction * rep->scale,
+                                   3, SINEW_RIG_MAX_SEGMENTS);
 }

@@ -93,7 +93,11 @@ int main(int argc, char **argv)
                           0.0f /* bind_limit: the default */,
                           0.0f /* idle: off */,
                           0.0f,
-                          0u};
+                          0u,
+                          0.0f /* damping_tip: damping_ratio all along */,
+                          0u,
+                          0u,
+                          0u /* the tail preset */};
     sinew_dyn_chain_desc desc = {chain, m, end};
     sinew_dyn_rig *rig = NULL;
     sinew_error err;

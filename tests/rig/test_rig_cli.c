@@ -2,8 +2,8 @@
  *   cli        exit codes and messages for bad input, the table, the JSON report, rigid mode,
  *              a second run finding nothing new, no partial output on failure; the spring
  *              option --bind-limit (bad values exit 2 writing nothing, values change keys);
- *   validate   every output (creature fox, each notail model) passes the Khronos
- *              glTF-Validator with 0 errors (node tests/tools/validate.mjs);
+ *   validate   every output (creature fox, the rabbit with --ears, each notail model) passes
+ *              the Khronos glTF-Validator with 0 errors (node tests/tools/validate.mjs);
  *   blender    Blender 3.4 imports the creature fox's and the notail Fox's outputs with the
  *              Tail_* bones in the armature (tests/tools/blender_import.py). */
 #include "test_util.h"
@@ -193,6 +193,20 @@ static void test_validate(void **state)
     const char *fox = fox_output();
     assert_int_equal(test_run(text, sizeof text, "cd %s && node tests/tools/validate.mjs %s",
                               SINEW_SOURCE_DIR, fox),
+                     0);
+    fprintf(stderr, "%s", text);
+    assert_non_null(strstr(text, "\"errors\":0"));
+    /* the rabbit with --ears: its Ear_L_* and Ear_R_* chains and their baked keys */
+    const char *bin = test_sinew_bin();
+    assert_int_equal(test_run(text, sizeof text,
+                              "%s creature rabbit -o %s/rabbit.glb && %s tail %s/rabbit.glb -o "
+                              "%s/rabbit_ears.glb --ears",
+                              bin, tmp, bin, tmp, tmp),
+                     0);
+    assert_non_null(strstr(text, "Ear_L_1 .. Ear_L_End"));
+    assert_int_equal(test_run(text, sizeof text,
+                              "cd %s && node tests/tools/validate.mjs %s/rabbit_ears.glb",
+                              SINEW_SOURCE_DIR, tmp),
                      0);
     fprintf(stderr, "%s", text);
     assert_non_null(strstr(text, "\"errors\":0"));

@@ -12,7 +12,12 @@
 
 const char *bake_cli_options_help =
     "spring options (defaults tuned on a 1.91 m fox, scaled to the model's size):\n"
-    "  --frequency HZ    root link frequency, the tip gets half (default 0.9)\n"
+    "  --preset NAME     the tail's springs from a table in physical units (docs/springs.md):\n"
+    "                    tail (default), stiff, loose, wing, ear or garment; the options\n"
+    "                    below override its values, wherever they stand. Wings and ears\n"
+    "                    always take the wing and ear presets\n"
+    "  --frequency HZ    root link frequency, the tip gets the preset's share of it (the\n"
+    "                    tail's: half) (default 0.9)\n"
     "  --damping Z       damping ratio (default 0.65)\n"
     "  --gravity G       m/s^2 at the reference size (default 1)\n"
     "  --carry DEG       elevation of the whole tail, shared among its joints (default 50)\n"
@@ -62,13 +67,19 @@ static int parse_value(const char *command, const float_option *o, int argc, cha
         return -1;
     }
     float field = (float)((double)value / shown);
-    /* Zero means "default" in sinew_dyn_params: keep an explicit 0 as a tiny value, unless
-     * the default is 0 itself (--idle 0 is off, bit for bit). */
-    sinew_dyn_params defaults;
-    sinew_dyn_params_default(&defaults);
-    float fallback;
-    memcpy(&fallback, (const char *)&defaults + o->offset, sizeof fallback);
-    if (field == 0.0f && fallback != 0.0f) field = 1e-12f;
+    /* Zero means "the preset's value" in sinew_dyn_params: keep an explicit 0 as a tiny value
+     * where some preset's value is not 0 (so --rest-curve 0 holds against --preset wing,
+     * wherever --preset stands), and as 0 where every preset's is (--idle 0 is off, bit for
+     * bit). */
+    int zero_is_a_value = 1;
+    for (unsigned k = 0; k < SINEW_DYN_PRESET_COUNT; k++) {
+        sinew_dyn_params preset;
+        float fallback;
+        sinew_dyn_params_preset((sinew_dyn_preset)k, &preset);
+        memcpy(&fallback, (const char *)&preset + o->offset, sizeof fallback);
+        zero_is_a_value &= fallback == 0.0f;
+    }
+    if (field == 0.0f && !zero_is_a_value) field = 1e-12f;
     memcpy((char *)params + o->offset, &field, sizeof field);
     return 1;
 }
@@ -80,6 +91,26 @@ int bake_cli_parse_option(const char *command, int argc, char **argv, int *i,
     if (!strcmp(arg, "--floor") && *i + 1 < argc && !strcmp(argv[*i + 1], "off")) {
         *i += 1;
         params->disable |= SINEW_DYN_NO_FLOOR;
+        return 1;
+    }
+    if (!strcmp(arg, "--preset")) {
+        const char *v = cli_option_value(command, argc, argv, i);
+        if (!v) return -1;
+        sinew_dyn_preset preset;
+        if (!sinew_dyn_preset_from_name(v, &preset)) {
+            char names[128] = "";
+            size_t used = 0;
+            for (unsigned k = 0; k < SINEW_DYN_PRESET_COUNT; k++) {
+                int n = snprintf(names + used, sizeof names - used, "%s%s", k ? ", " : "",
+                                 sinew_dyn_preset_name((sinew_dyn_preset)k));
+                if (n > 0 && (size_t)n < sizeof names - used) used += (size_t)n;
+            }
+            cli_usage_error(command, "--preset wants one of %s, not '%s'", names, v);
+            return -1;
+        }
+        /* The fields left at 0 take the preset's values: the other options override it
+         * whether they come before or after. */
+        params->preset = (uint32_t)preset;
         return 1;
     }
     if (!strcmp(arg, "--idle-seed")) {

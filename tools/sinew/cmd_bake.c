@@ -20,7 +20,8 @@ static const char *usage =
     "looping clip runs silently until the tail's state returns to where it began, so the loop\n"
     "closes; a non-looping clip starts settled in its first pose. Wing chains (Wing_L_*,\n"
     "Wing_R_*, from 'sinew tail') are baked too, with a wing's stiffer springs, resting as\n"
-    "modelled, without floor (the options below set the tail's). No other channel changes.\n"
+    "modelled, without floor, and ear chains (Ear_L_*, Ear_R_*, from 'sinew tail --ears') with\n"
+    "an ear's, stiffer still (the options below set the tail's). No other channel changes.\n"
     "OUT is .glb, or .gltf when its name says so. IN is never modified.\n\n"
     "  --key-degrees D   each joint keeps only the keys a player needs to play its rotations\n"
     "                    within D degrees of the track keyed at every step (first and last\n"
@@ -47,7 +48,8 @@ static int bake_tail(sinew_document *doc, sinew_model *model, const sinew_bake_o
 /* What was baked as one JSON object on stdout (the table's figures, the paths, OUT's size).
  * `fit` is NULL without --vrm-springs. */
 static int print_json(const char *in, const cli_output *written, const sinew_model *model, int tail,
-                      uint32_t wings, const sinew_bake_track *summaries, const sinew_vrm_fit *fit)
+                      uint32_t wings, uint32_t ears, const sinew_bake_track *summaries,
+                      const sinew_vrm_fit *fit)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "input", in);
@@ -56,7 +58,8 @@ static int print_json(const char *in, const cli_output *written, const sinew_mod
     cJSON_AddNumberToObject(root, "clip_count", model->clip_count);
     cJSON_AddBoolToObject(root, "tail", tail);
     cJSON_AddNumberToObject(root, "wings", wings);
-    /* the tail's figures; a wing's bake has no table */
+    cJSON_AddNumberToObject(root, "ears", ears);
+    /* the tail's figures; a wing's or an ear's bake has no table */
     cJSON_AddItemToObject(root, "clips",
                           tail ? bake_cli_json(model, summaries) : cJSON_CreateArray());
     if (fit) cJSON_AddItemToObject(root, "vrm_springs", bake_cli_vrm_json(model, fit));
@@ -119,7 +122,7 @@ int cmd_bake(int argc, char **argv)
     sinew_model *model = NULL;
     sinew_bake_track *summaries = NULL;
     int code = CLI_EXIT_OK, tail = 0;
-    uint32_t wings = 0;
+    uint32_t wings = 0, ears = 0;
     sinew_vrm_fit fit;
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK ||
         sinew_model_from_document(doc, NULL, &model, &err) != SINEW_OK) {
@@ -136,9 +139,10 @@ int cmd_bake(int argc, char **argv)
         sinew_error_set(&err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
         code = cli_report_file("bake", in, &err);
     } else if ((tail = bake_tail(doc, model, &options, summaries, &err)) < 0 ||
-               sinew_bake_wings(doc, model, &options, &wings, &err) != SINEW_OK) {
+               sinew_bake_wings(doc, model, &options, &wings, &err) != SINEW_OK ||
+               sinew_bake_ears(doc, model, &options, &ears, &err) != SINEW_OK) {
         code = cli_report_file("bake", in, &err);
-    } else if (!tail && !wings) {
+    } else if (!tail && !wings && !ears) {
         /* Neither: the tail's own message (no Tail_1..Tail_K joints) says what is missing. */
         sinew_bake_all(doc, model, &options, NULL, &err);
         code = cli_report_file("bake", in, &err);
@@ -149,10 +153,12 @@ int cmd_bake(int argc, char **argv)
     } else if ((code = cli_outputs_write("bake", outs, 1)) != CLI_EXIT_OK) {
         /* nothing written: cli_outputs_write said why */
     } else if (json) {
-        code = print_json(in, &outs[0], model, tail, wings, summaries, vrm ? &fit : NULL);
+        code = print_json(in, &outs[0], model, tail, wings, ears, summaries, vrm ? &fit : NULL);
     } else {
-        printf("%s: baked %u clips -> %s%s\n", safe_text(in).s, model->clip_count, safe_text(out).s,
-               wings ? (tail ? " (tail and wings)" : " (wings)") : "");
+        printf("%s: baked %u clips -> %s%s%s%s%s\n", safe_text(in).s, model->clip_count,
+               safe_text(out).s, tail && (wings || ears) ? " (tail" : "",
+               wings ? (tail ? " and wings" : " (wings") : "",
+               ears ? (tail || wings ? " and ears" : " (ears") : "", wings || ears ? ")" : "");
         if (tail) bake_cli_print(model, summaries);
         if (vrm) bake_cli_print_vrm(model, &fit);
     }

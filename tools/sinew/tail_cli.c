@@ -17,6 +17,8 @@ const char *tail_cli_legend =
     "  what       tail    long enough, hangs from the pelvis: gets a bone chain\n"
     "             rigid   the same with --mode rigid: weight 1 on the pelvis\n"
     "             head    on the head (ears, horns, a frill): unchanged\n"
+    "             ear     with --ears: long, flat across, on the head, one of a mirrored\n"
+    "                     pair: a short, stiff bone chain (Ear_L_*, Ear_R_*)\n"
     "             spine   on the back or neck (a mane, plates, a quiver): unchanged\n"
     "             dressed the same with --dress-spine: weight 1 on its spine bone\n"
     "             limb    on an arm or leg (claws, a sleeve): unchanged\n"
@@ -48,6 +50,9 @@ const char *tail_cli_options_help =
     "  --skip N           leave row N alone (repeatable)\n"
     "  --dress-spine      pieces on the back (a quiver, a sheath) get weight 1 on their bone\n"
     "                     instead of staying as the rigger left them\n"
+    "  --ears             a mirrored pair of long, flat ears on the head gets short chains\n"
+    "                     (2-3 bones each from the head, Ear_L_*, Ear_R_*) with the ear\n"
+    "                     preset's springs; without it ears stay rigid with the head\n"
     "  --no-bake          copy the clips unchanged (by default a chain's motion is simulated\n"
     "                     with the spring runtime and baked into every clip, as 'sinew bake'\n"
     "                     does: see the spring options below)\n"
@@ -100,6 +105,8 @@ int tail_cli_parse_option(const char *command, int argc, char **argv, int *i, ta
                    -1;
     } else if (!strcmp(a, "--dress-spine")) {
         rig->dress_spine = 1;
+    } else if (!strcmp(a, "--ears")) {
+        rig->ears = 1;
     } else if (!strcmp(a, "--no-bake")) {
         o->job.no_bake = 1;
     } else if (!strcmp(a, "--no-check")) {
@@ -199,8 +206,11 @@ cJSON *tail_cli_report_json(const sinew_tail_result *run, const char *in, const 
         if (pc->merged_into >= 0) cJSON_AddNumberToObject(o, "merged_into", pc->merged_into);
         if (pc->rides_on >= 0) cJSON_AddNumberToObject(o, "rides_on", pc->rides_on);
         if (pc->wing_partner >= 0) {
-            cJSON_AddNumberToObject(o, "wing_partner", pc->wing_partner);
-            cJSON_AddStringToObject(o, "wing_side", pc->wing_side > 0 ? "left" : "right");
+            const int ear = pc->verdict == SINEW_RIG_VERDICT_EAR ||
+                            rep->pieces[pc->wing_partner].verdict == SINEW_RIG_VERDICT_EAR;
+            cJSON_AddNumberToObject(o, ear ? "ear_partner" : "wing_partner", pc->wing_partner);
+            cJSON_AddStringToObject(o, ear ? "ear_side" : "wing_side",
+                                    pc->wing_side > 0 ? "left" : "right");
         }
         cJSON_AddNumberToObject(o, "length", pc->length);
         cJSON_AddNumberToObject(o, "radius", pc->radius);
@@ -232,6 +242,7 @@ cJSON *tail_cli_report_json(const sinew_tail_result *run, const char *in, const 
             cJSON_AddNumberToObject(tears, blend_names[b], run->blend_new_torn[b]);
     cJSON_AddNumberToObject(check, "returned_vertices", run->returned);
     cJSON_AddNumberToObject(check, "dropped_chains", run->dropped);
+    cJSON_AddNumberToObject(check, "dropped_ear_chains", run->dropped_ears);
     cJSON *clips = cJSON_AddArrayToObject(check, "clips");
     for (uint32_t c = 0; c < run->clip_count; c++) {
         const sinew_tail_guard_clip *g = &run->clips[c];
@@ -241,6 +252,10 @@ cJSON *tail_cli_report_json(const sinew_tail_result *run, const char *in, const 
         cJSON_AddItemToObject(o, "tail_after", tail_cli_stretch_json(&g->tail_after));
         cJSON_AddItemToObject(o, "body_before", tail_cli_stretch_json(&g->body_before));
         cJSON_AddItemToObject(o, "body_after", tail_cli_stretch_json(&g->body_after));
+        if (g->ear_after.samples) {
+            cJSON_AddItemToObject(o, "ear_before", tail_cli_stretch_json(&g->ear_before));
+            cJSON_AddItemToObject(o, "ear_after", tail_cli_stretch_json(&g->ear_after));
+        }
         cJSON_AddItemToArray(clips, o);
     }
     if (run->baked && run->bakes) /* the bake table's figures (a wing's bake has none) */
@@ -271,13 +286,19 @@ int tail_cli_write_report(const char *path, const sinew_tail_result *run, const 
 /* Which root blend the check kept, and what each added in new tears at the root. */
 static void print_blends(const sinew_tail_result *run)
 {
+    /* SINEW_RIG_ROOT_PELVIS blends into the joint a chain hangs from: a tail's pelvis, a
+     * wing's torso joint, an ear's head. */
+    int tails_only = 1;
+    for (uint32_t c = 0; c < run->plan.chain_count; c++)
+        tails_only &= !run->plan.chains[c].wing && !run->plan.chains[c].ear;
+    const char *parent = tails_only ? "the pelvis" : "the joint it hangs from";
     printf("  the root blends into %s", run->root_blend == SINEW_RIG_ROOT_BODY
                                             ? "the body skin around it (its rigger's weights)"
-                                            : "the pelvis");
+                                            : parent);
     const double pelvis = run->blend_new_torn[SINEW_RIG_ROOT_PELVIS],
                  body = run->blend_new_torn[SINEW_RIG_ROOT_BODY];
     if (pelvis >= 0 && body >= 0)
-        printf(": new torn edge samples at the root, into the pelvis %.0f, into the body %.0f\n",
+        printf(": new torn edge samples at the root, into %s %.0f, into the body %.0f\n", parent,
                pelvis, body);
     else
         printf("\n");
@@ -329,8 +350,12 @@ static void print_check(const sinew_tail_result *run)
                "strained more than before\n",
                run->returned, run->returned == 1 ? "vertex" : "vertices",
                run->returned == 1 ? "its" : "their", run->returned == 1 ? "it" : "they");
-    if (run->dropped)
-        printf("  dropped %u chain(s): the body stayed worse than the input's\n", run->dropped);
+    if (run->dropped_ears)
+        printf("  dropped %u ear chain(s): the skin they move came out worse than the input's\n",
+               run->dropped_ears);
+    if (run->dropped > run->dropped_ears)
+        printf("  dropped %u chain(s): the body stayed worse than the input's\n",
+               run->dropped - run->dropped_ears);
 }
 
 void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
@@ -380,7 +405,7 @@ void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
         printf("%u chain(s), %u vertices re-weighted; %s\n", plan->chain_count, plan->changed_count,
                !run->baked  ? "clips copied unchanged"
                : run->bakes ? "tail motion baked into every clip:"
-                            : "wing motion baked into every clip");
+                            : "wing and ear motion baked into every clip");
     if (run->baked && run->bakes) bake_cli_print(run->model, run->bakes);
     if (run->vrm) bake_cli_print_vrm(run->model, &run->vrm_fit);
     if (run->guarded) print_check(run);
