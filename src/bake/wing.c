@@ -70,7 +70,7 @@ sinew_result sinew_bake_wings(sinew_document *doc, sinew_model *model,
         }
         if (n == 0) continue;
         snprintf(name, sizeof name, "Wing_%s_End", sides[s]);
-        const sinew_dyn_chain_desc desc = {nodes, n, sinew_model_find_node(model, name)};
+        const sinew_dyn_chain_desc desc = {nodes, n, sinew_model_find_node(model, name), NULL, 0};
         sinew_result r = sinew_bake_wing(doc, model, &desc, options, err);
         if (r != SINEW_OK) return r;
         (*chains)++;

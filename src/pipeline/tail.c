@@ -49,7 +49,7 @@ static sinew_result bake_wing(sinew_document *doc, sinew_model *model, const sin
             return sinew_error_set(err, SINEW_ERR_INTERNAL, "wings: %s is not in the model",
                                    chain->bones[b].name);
     const uint32_t links = chain->bone_count - 1; /* the last bone is the unweighted end */
-    const sinew_dyn_chain_desc desc = {nodes, links, nodes[links]};
+    const sinew_dyn_chain_desc desc = {nodes, links, nodes[links], NULL, 0};
     return sinew_bake_wing(doc, model, &desc, options, err);
 }
 

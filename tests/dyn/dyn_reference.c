@@ -94,7 +94,7 @@ int main(int argc, char **argv)
                           0.0f /* idle: off */,
                           0.0f,
                           0u};
-    sinew_dyn_chain_desc desc = {chain, m, end};
+    sinew_dyn_chain_desc desc = {chain, m, end, NULL, 0};
     sinew_dyn_rig *rig = NULL;
     sinew_error err;
     if (sinew_dyn_rig_create(&model, m ? &desc : NULL, &p, NULL, &rig, &err) != SINEW_OK)
