@@ -163,17 +163,21 @@ typedef struct sinew_dyn_capsule {
                        sphere) */
     float radius;   /* bind-space units (those of sinew_mesh.positions), > 0: how far the
                        body skin about the axis reaches (sinew_dyn_skin_radius) */
+    float start;    /* 0 .. 1 (below 1): the axis begins this fraction of the way from node_a
+                       to node_b, so the capsule leaves out the skin round node_a (a thigh's
+                       round the hip joint, which is the pelvis's); default 0: at node_a */
 } sinew_dyn_capsule;
 
-/* The radius of the skin a bone dominates: the median distance from the segment head-tail
- * (bind space) of the vertices whose largest weight is on skin joint `joint`. The median,
- * not the mean or the largest, because a bone's dominated skin has outliers on both sides:
- * vertices at the joints blend toward the neighbours, and on a leg's top lies skin of the
- * pelvis or of an appendage a template rigger handed the leg (a tail). 0 when the joint
- * dominates no vertex or the model has no weights. Allocates (model's allocator) one float
- * per dominated vertex and frees it; returns -1 when that fails. */
+/* The radius of the skin a bone dominates: the distance from the segment head-tail (bind
+ * space) that `fraction` (0 .. 1; 0.5: the median) of the vertices whose largest weight is on
+ * skin joint `joint` lie within (nearest rank). The rigs and sinew_body_capsules use the
+ * median, not the mean or the largest: a bone's dominated skin has outliers on both sides
+ * (vertices at the joints blend toward the neighbours, and on a leg's top lies skin of the
+ * pelvis or of an appendage a template rigger handed the leg). 0 when the joint dominates no
+ * vertex or the model has no weights. Allocates (model's allocator) one float per dominated
+ * vertex and frees it; returns -1 when that fails. */
 float sinew_dyn_skin_radius(const sinew_model *model, uint32_t joint, sinew_vec3 head,
-                            sinew_vec3 tail);
+                            sinew_vec3 tail, float fraction);
 
 /* The chain to simulate, when the caller names it (NULL desc: find Tail_* by name). */
 typedef struct sinew_dyn_chain_desc {

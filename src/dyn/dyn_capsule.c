@@ -12,7 +12,7 @@ static int compare_floats(const void *pa, const void *pb)
 }
 
 float sinew_dyn_skin_radius(const sinew_model *model, uint32_t joint, sinew_vec3 head,
-                            sinew_vec3 tail)
+                            sinew_vec3 tail, float fraction)
 {
     if (!model || !model->mesh.influence_joints || !model->mesh.influence_weights) return 0.0f;
     const sinew_mesh *mesh = &model->mesh;
@@ -30,9 +30,11 @@ float sinew_dyn_skin_radius(const sinew_model *model, uint32_t joint, sinew_vec3
             mesh->influence_weights[(size_t)v * SINEW_MAX_INFLUENCES] > 0.0f)
             d[k++] = sinew_segment_distance(mesh->positions[v], head, tail);
     qsort(d, count, sizeof *d, compare_floats);
-    const float median = d[(count - 1) / 2]; /* the lower median: one of the distances */
+    /* nearest rank: one of the distances (the lower median at 0.5) */
+    const float f = fraction > 0.0f ? fminf(fraction, 1.0f) : 0.0f;
+    const float at = d[(uint32_t)(f * (float)(count - 1))];
     sinew_free(&model->allocator, d);
-    return isfinite(median) ? median : 0.0f;
+    return isfinite(at) ? at : 0.0f;
 }
 
 /* The mean length of a matrix's three axes: what turns that frame's units into world's. */
@@ -72,6 +74,10 @@ sinew_result dyn_rig_capsules(sinew_dyn_rig *rig, const sinew_model *model, cons
                         "%d): capsules follow the body, not the chain",
                         c, model->nodes[node].name ? model->nodes[node].name : "(unnamed)", node);
         }
+        if (!(cap->start >= 0.0f && cap->start < 1.0f))
+            return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                                   "dyn rig: capsule %u: start %g is outside [0, 1)", c,
+                                   (double)cap->start);
         if (!(cap->radius > 0.0f) || !isfinite(cap->radius))
             return sinew_error_set(err, SINEW_ERR_ARGUMENT,
                                    "dyn rig: capsule %u: radius %g is not a finite number > 0", c,
@@ -84,19 +90,26 @@ sinew_result dyn_rig_capsules(sinew_dyn_rig *rig, const sinew_model *model, cons
     const float to_parent = 1.0f / parent_scale;
     rig->parent_bind_scale = parent_scale;
     rig->capsule_count = count;
-    for (uint32_t c = 0; c < count; c++)
+    for (uint32_t c = 0; c < count; c++) {
         rig->capsules[c] = capsules[c];
+        rig->capsule_radius[c] = capsules[c].radius * to_parent;
+    }
     for (uint32_t i = 0; i < rig->joint_count; i++) {
         const int32_t node = rig->nodes[i];
         const sinew_vec3 head = sinew_mat4_translation(&w[node]);
         const sinew_vec3 tip = sinew_vec3_madd(head, bind_dir[i], rig->bind_length[i]);
         const int32_t joint = model->nodes[node].joint;
-        float own = joint >= 0 ? sinew_dyn_skin_radius(model, (uint32_t)joint, head, tip) : 0.0f;
+        /* the particle's own radius: the median of its link's skin, as the capsules' (a
+         * higher rank for the link changed nothing on the procedural fox's hanging tail:
+         * ranks 0.5, 0.75 and 0.9 left the same skin inside its legs, the root ring's) */
+        float own =
+            joint >= 0 ? sinew_dyn_skin_radius(model, (uint32_t)joint, head, tip, 0.5f) : 0.0f;
         if (own < 0.0f)
             return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "dyn rig: out of memory");
         for (uint32_t c = 0; c < count; c++) {
-            const sinew_vec3 a = sinew_mat4_translation(&w[capsules[c].node_a]);
             const sinew_vec3 b = sinew_mat4_translation(&w[capsules[c].node_b]);
+            const sinew_vec3 a = sinew_vec3_lerp(sinew_mat4_translation(&w[capsules[c].node_a]), b,
+                                                 capsules[c].start);
             /* the modelled shape is always allowed: skin modelled against a leg (a tail
              * hanging between the thighs) keeps the clearance it was modelled with */
             const float bind_gap = sinew_segment_distance(tip, a, b);
@@ -113,7 +126,7 @@ uint32_t sinew_dyn_rig_capsule_count(const sinew_dyn_rig *rig)
 
 sinew_dyn_capsule sinew_dyn_rig_capsule(const sinew_dyn_rig *rig, uint32_t i)
 {
-    sinew_dyn_capsule none = {-1, -1, 0.0f};
+    sinew_dyn_capsule none = {-1, -1, 0.0f, 0.0f};
     return rig && i < rig->capsule_count ? rig->capsules[i] : none;
 }
 

@@ -51,6 +51,7 @@ struct sinew_dyn_rig {
     uint32_t capsule_count;
     float parent_bind_scale; /* the parent's bind-space scale (parent units to bind space) */
     sinew_dyn_capsule capsules[SINEW_DYN_MAX_CAPSULES]; /* as given, bind-space radii */
+    float capsule_radius[SINEW_DYN_MAX_CAPSULES];       /* their radii, parent units */
     /* contact[i][c]: link i's particle kept this far from capsule c's axis, parent units */
     float contact[SINEW_DYN_MAX_JOINTS][SINEW_DYN_MAX_CAPSULES];
     float bind_length[SINEW_DYN_MAX_JOINTS]; /* link lengths in bind space, model units */

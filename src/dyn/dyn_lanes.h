@@ -581,8 +581,11 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame
          * most (a tail whipped into a post, tests/dyn/test_dyn_capsule.c: deepest 0.9% of
          * the radius after two sweeps, 0.005% after three, 0 after four; a sweep after the
          * first runs only when the one before moved a lane). A link whose head is inside the
-         * sphere cannot leave it along its rope and ignores that capsule. Contact overrides
-         * the bend limits, as the floor's does. */
+         * capsule itself (its radius without the link's skin: a tail's root in the torso)
+         * cannot leave it along its rope and ignores it; a head outside the capsule but
+         * within R (the root ring of a tail against the hip) turns the link straight away
+         * from q when no direction clears R (u clamped to -1). Contact overrides the bend
+         * limits, as the floor's does. */
         vm touch = none;
         V3 touch_n = ey; /* outward normal of the last capsule touched, per lane */
         for (int sweep = 0; sweep < 3 && nc; sweep++) {
@@ -598,8 +601,8 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame
                 vm in = V3dot(off, off) < R2;
                 if (!any_lane(in)) continue;
                 const V3 e = V3sub(q, head);
-                const vf e2 = V3dot(e, e);
-                in = in & (e2 > R2);
+                const vf e2 = V3dot(e, e), rb = pscale * splat(rig->capsule_radius[c]);
+                in = in & (e2 > rb * rb);
                 if (!any_lane(in)) continue;
                 const vf el = vsqrt(vsel(in, e2, one));
                 const V3 n_in = V3scale(e, one / el);

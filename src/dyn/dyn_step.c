@@ -226,8 +226,9 @@ static dyn_frame substep_frame(float f, const dyn_frame *prev, const dyn_frame *
 static void capsules_now(const sinew_dyn_rig *rig, const sinew_mat4 *world, dyn_capsule_pose *out)
 {
     for (uint32_t c = 0; c < rig->capsule_count; c++) {
-        out[c].a = sinew_mat4_translation(&world[rig->capsules[c].node_a]);
+        const sinew_vec3 a = sinew_mat4_translation(&world[rig->capsules[c].node_a]);
         out[c].b = sinew_mat4_translation(&world[rig->capsules[c].node_b]);
+        out[c].a = sinew_vec3_lerp(a, out[c].b, rig->capsules[c].start);
     }
 }
 /* ... and at fraction f of the call, between the previous call's ends and these (as

@@ -26,6 +26,7 @@ void sinew_tail_result_free(sinew_tail_result *r)
     sinew_model_free(r->input);
     sinew_free(&al, r->bakes);
     sinew_free(&al, r->clips);
+    sinew_free(&al, r->legs);
     memset(r, 0, sizeof *r);
 }
 
@@ -53,6 +54,18 @@ static sinew_result bake_wing(sinew_document *doc, sinew_model *model, const sin
     return sinew_bake_wing(doc, model, &desc, options, err);
 }
 
+/* The body's capsules for the bake: a skeleton whose landmarks cannot be found (no legs, no
+ * pelvis) has none, which is no error for the job; running out of memory is. */
+static sinew_result body_capsules(const sinew_model *model, sinew_dyn_capsule *out, uint32_t *count,
+                                  sinew_error *err)
+{
+    sinew_error local;
+    sinew_result r = sinew_body_capsules(model, out, SINEW_DYN_MAX_CAPSULES, count, NULL, &local);
+    if (r == SINEW_ERR_OUT_OF_MEMORY) return sinew_error_set(err, r, "%s", local.message);
+    if (r != SINEW_OK) *count = 0;
+    return SINEW_OK;
+}
+
 /* Edits `doc` with `plan` (bones, weights, a note), rebuilds its model into *model and, when
  * `bake` and there is a chain, bakes every clip into both (summaries into `bakes`). */
 static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
@@ -73,11 +86,21 @@ static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
     /* The model is rebuilt from the edited document, so the new joints carry their document
      * node indices and the bake writes into exactly what will be saved. */
     if (r == SINEW_OK) r = sinew_model_from_document(doc, NULL, model, err);
+    /* The body's colliders of the rebuilt model (its node indices), unless the caller brought
+     * capsules or switched them off; the bake uses them on the chains that need them. */
+    sinew_bake_options bo = o->bake;
+    sinew_dyn_capsule capsules[SINEW_DYN_MAX_CAPSULES];
+    if (r == SINEW_OK && bake && !bo.capsules && bo.colliders != SINEW_BAKE_COLLIDERS_OFF) {
+        uint32_t count = 0;
+        r = body_capsules(*model, capsules, &count, err);
+        bo.capsules = count ? capsules : NULL;
+        bo.capsule_count = count;
+    }
     /* The tail chain (found by name) and each wing with its own springs. */
     if (r == SINEW_OK && bake && tail_chains(plan))
-        r = sinew_bake_all(doc, *model, &o->bake, bakes, err);
+        r = sinew_bake_all(doc, *model, &bo, bakes, err);
     for (uint32_t c = 0; r == SINEW_OK && bake && c < plan->chain_count; c++)
-        if (plan->chains[c].wing) r = bake_wing(doc, *model, &plan->chains[c], &o->bake, err);
+        if (plan->chains[c].wing) r = bake_wing(doc, *model, &plan->chains[c], &bo, err);
     return r;
 }
 
@@ -479,6 +502,25 @@ static int harmful(const sinew_tail_result *res)
     return 0;
 }
 
+/* The chained skin inside the hind legs' capsules over every clip of the result. */
+static sinew_result leg_shares(sinew_tail_result *res, uint32_t samples, sinew_error *err)
+{
+    sinew_dyn_capsule capsules[SINEW_DYN_MAX_CAPSULES];
+    uint32_t count = 0, legs = 0;
+    sinew_error local;
+    sinew_result r =
+        sinew_body_capsules(res->model, capsules, SINEW_DYN_MAX_CAPSULES, &count, &legs, &local);
+    if (r == SINEW_ERR_OUT_OF_MEMORY) return sinew_error_set(err, r, "%s", local.message);
+    if (r != SINEW_OK || !legs) return SINEW_OK; /* no legs: nothing to be inside */
+    res->legs = sinew_alloc(&res->allocator, res->model->clip_count + 1, sizeof *res->legs);
+    if (!res->legs) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+    res->leg_capsules = legs;
+    for (uint32_t c = 0; r == SINEW_OK && c < res->model->clip_count; c++)
+        r = sinew_metrics_capsule_share(res->model, &res->model->clips[c], samples,
+                                        res->plan.changed, capsules, legs, &res->legs[c], err);
+    return r;
+}
+
 sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *options,
                             sinew_tail_result *res, sinew_error *err)
 {
@@ -558,6 +600,7 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
     }
     r = apply_plan(doc, input, &res->plan, &o, bake, &res->model, res->bakes, err);
     res->baked = r == SINEW_OK && bake && res->plan.chain_count;
+    if (r == SINEW_OK && res->baked) r = leg_shares(res, o.guard_samples, err);
     if (r == SINEW_OK && o.vrm_springs && tail_chains(&res->plan)) {
         r = sinew_vrm_fit_chain(res->model, o.bake.params, &res->vrm_fit, err);
         if (r == SINEW_OK) r = sinew_vrm_apply_document(doc, res->model, &res->vrm_fit, err);

@@ -35,7 +35,7 @@ static void post_rig_init(post_rig *p, const sinew_dyn_params *prm, int with_cap
                             fx_trs(sinew_vec3_make(0.3f, 0.1f, -0.45f), sinew_quat_identity()));
     runner_init_fixture(&p->r, &fx, prm);
     sinew_dyn_rig_free(p->r.rig);
-    p->capsule = (sinew_dyn_capsule){p->post_top, p->post_bottom, POST_RADIUS};
+    p->capsule = (sinew_dyn_capsule){p->post_top, p->post_bottom, POST_RADIUS, 0.0f};
     sinew_dyn_chain_desc desc = {NULL, 0, -1, with_capsule ? &p->capsule : NULL,
                                  with_capsule ? 1u : 0u};
     sinew_error err;
@@ -204,16 +204,21 @@ static void test_bad_capsules_are_refused(void **state)
     runner *r = &p.r;
     sinew_dyn_rig *rig = NULL;
     sinew_error err;
-    sinew_dyn_capsule bad[2] = {{p.post_top, 99, 0.1f}, {p.post_top, p.post_bottom, 0.1f}};
+    sinew_dyn_capsule bad[2] = {{p.post_top, 99, 0.1f, 0.0f},
+                                {p.post_top, p.post_bottom, 0.1f, 0.0f}};
     sinew_dyn_chain_desc desc = {NULL, 0, -1, bad, 1};
     assert_int_equal(sinew_dyn_rig_create(&r->fx.model, &desc, NULL, NULL, &rig, &err),
                      SINEW_ERR_ARGUMENT);
     assert_non_null(strstr(err.message, "capsule 0"));
-    bad[0] = (sinew_dyn_capsule){p.post_top, p.post_bottom, -1.0f};
+    bad[0] = (sinew_dyn_capsule){p.post_top, p.post_bottom, -1.0f, 0.0f};
     assert_int_equal(sinew_dyn_rig_create(&r->fx.model, &desc, NULL, NULL, &rig, &err),
                      SINEW_ERR_ARGUMENT);
     assert_non_null(strstr(err.message, "radius"));
-    bad[0] = (sinew_dyn_capsule){r->fx.tail0 + 2, p.post_bottom, 0.1f};
+    bad[0] = (sinew_dyn_capsule){p.post_top, p.post_bottom, 0.1f, 1.0f};
+    assert_int_equal(sinew_dyn_rig_create(&r->fx.model, &desc, NULL, NULL, &rig, &err),
+                     SINEW_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "start"));
+    bad[0] = (sinew_dyn_capsule){r->fx.tail0 + 2, p.post_bottom, 0.1f, 0.0f};
     assert_int_equal(sinew_dyn_rig_create(&r->fx.model, &desc, NULL, NULL, &rig, &err),
                      SINEW_ERR_ARGUMENT);
     assert_non_null(strstr(err.message, "chain joint"));
