@@ -145,7 +145,10 @@ typedef struct sinew_dyn_params {
  * particles stay out of. A capsule's axis runs between two body nodes' world positions,
  * read from sinew_dyn_step_job.world at every call (interpolated over its substeps like the
  * chain's parent), so it follows the animated body; the step only reads those transforms
- * and never moves the body. Each particle is a sphere whose radius is the skin its link
+ * and never moves the body. The step does not check the capsules' ends: an end that is not
+ * finite makes that capsule touch nothing (no comparison with it holds), one beyond the range
+ * of float squares leaves a sphere at the other end; neither can make the state not finite
+ * (tests/dyn/test_dyn_capsule.c). Each particle is a sphere whose radius is the skin its link
  * dominates (sinew_dyn_skin_radius); where it would enter a capsule it is put back on its
  * rope sphere at the nearest direction outside (the sphere/sphere circle about the nearest
  * point of the axis, as the floor's sphere/plane one), and that contact overrides the bend

@@ -114,6 +114,7 @@ sinew_result dyn_rig_capsules(sinew_dyn_rig *rig, const sinew_model *model, cons
              * hanging between the thighs) keeps the clearance it was modelled with */
             const float bind_gap = sinew_segment_distance(tip, a, b);
             rig->contact[i][c] = fminf(capsules[c].radius + own, bind_gap) * to_parent;
+            rig->contact2[i][c] = rig->contact[i][c] * rig->contact[i][c];
         }
     }
     return SINEW_OK;

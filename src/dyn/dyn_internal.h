@@ -54,6 +54,7 @@ struct sinew_dyn_rig {
     float capsule_radius[SINEW_DYN_MAX_CAPSULES];       /* their radii, parent units */
     /* contact[i][c]: link i's particle kept this far from capsule c's axis, parent units */
     float contact[SINEW_DYN_MAX_JOINTS][SINEW_DYN_MAX_CAPSULES];
+    float contact2[SINEW_DYN_MAX_JOINTS][SINEW_DYN_MAX_CAPSULES]; /* their squares */
     float bind_length[SINEW_DYN_MAX_JOINTS]; /* link lengths in bind space, model units */
     float chain_length;                      /* their sum, model units */
     dyn_link links[SINEW_DYN_MAX_JOINTS];
@@ -102,7 +103,8 @@ static inline sinew_quat *dyn_state_bends(sinew_dyn_state *s)
 /* Committed arrays (p, v, bend) are 10n floats; scratch copies follow them. */
 #define DYN_STATE_FLOATS_PER_JOINT 20u
 
-/* A capsule's axis ends in world space at one instant. */
+/* A capsule's axis ends in world space at one instant. The arrays of them handed to the step
+ * end with one padding pose: the step's gathers read a float past each end. */
 typedef struct dyn_capsule_pose {
     sinew_vec3 a, b;
 } dyn_capsule_pose;

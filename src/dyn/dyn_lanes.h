@@ -176,6 +176,20 @@ LANE vf vmin(vf a, vf b)
 {
     return vsel(b < a, b, a);
 }
+/* t clamped to [0, 1]: (t > 1 ? 1 : t), then (0 > that ? 0 : it), in min/max instructions
+ * where there are (which take the second operand on NaN, as the selects do) */
+LANE vf vclamp01(vf t)
+{
+#if defined(DYN_AVX)
+    return (vf)_mm256_max_ps(_mm256_setzero_ps(), _mm256_min_ps(_mm256_set1_ps(1.0f), (__m256)t));
+#elif defined(DYN_SSE)
+    return (vf)_mm_max_ps(_mm_setzero_ps(), _mm_min_ps(_mm_set1_ps(1.0f), (__m128)t));
+#else
+    const vf zero = splat(0.0f), one = splat(1.0f);
+    t = vsel(t > one, one, t);
+    return vsel(zero > t, zero, t);
+#endif
+}
 LANE V3 V3add(V3 a, V3 b)
 {
     return (V3){a.x + b.x, a.y + b.y, a.z + b.z};
@@ -445,14 +459,20 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame
     const uint32_t nc = caps ? rig->capsule_count : 0u;
     V3 cap_a[SINEW_DYN_MAX_CAPSULES], cap_ab[SINEW_DYN_MAX_CAPSULES];
     vf cap_inv[SINEW_DYN_MAX_CAPSULES];
-    const vf pscale = scale; /* parent units to world: the contact radii's unit */
+    const vf pscale = scale, pscale2 = scale * scale; /* parent units to world: the contact
+                                                          radii's unit */
     for (uint32_t c = 0; c < nc; c++) {
+        /* gather3 reads a fourth float after each end: b.x after a, the next pose's a.x (or
+         * the padding pose the callers' arrays end with) after b */
+        sinew_vec3 *ends_a[DYN_W], *ends_b[DYN_W];
         for (int k = 0; k < DYN_W; k++) {
-            const dyn_capsule_pose *cp = &caps[(size_t)k * nc + c];
-            AT(cap_a[c].x, k) = cp->a.x, AT(cap_a[c].y, k) = cp->a.y, AT(cap_a[c].z, k) = cp->a.z;
-            AT(cap_ab[c].x, k) = cp->b.x - cp->a.x, AT(cap_ab[c].y, k) = cp->b.y - cp->a.y;
-            AT(cap_ab[c].z, k) = cp->b.z - cp->a.z;
+            dyn_capsule_pose *cp = (dyn_capsule_pose *)(uintptr_t)&caps[(size_t)k * nc + c];
+            ends_a[k] = &cp->a;
+            ends_b[k] = &cp->b;
         }
+        vf unused;
+        cap_a[c] = gather3(ends_a, 0, &unused);
+        cap_ab[c] = V3sub(gather3(ends_b, 0, &unused), cap_a[c]);
         const vf ab2 = V3dot(cap_ab[c], cap_ab[c]);
         const vm line = ab2 > splat(1e-30f);
         cap_inv[c] = vsel(line, splat(1.0f) / vsel(line, ab2, splat(1.0f)), splat(0.0f));
@@ -592,10 +612,8 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame
             vm moved = none;
             V3 tip = V3madd(head, dfin, len);
             for (uint32_t c = 0; c < nc; c++) {
-                const vf R = pscale * splat(rig->contact[i][c]);
-                const vf R2 = R * R;
-                vf t = V3dot(V3sub(tip, cap_a[c]), cap_ab[c]) * cap_inv[c];
-                t = vsel(t < zero, zero, vsel(t > one, one, t));
+                const vf R2 = pscale2 * splat(rig->contact2[i][c]);
+                const vf t = vclamp01(V3dot(V3sub(tip, cap_a[c]), cap_ab[c]) * cap_inv[c]);
                 const V3 q = V3madd(cap_a[c], cap_ab[c], t);
                 const V3 off = V3sub(tip, q);
                 vm in = V3dot(off, off) < R2;

@@ -140,17 +140,6 @@ static sinew_result check_job(const sinew_dyn_step_job *job, sinew_error *err, d
                                "dyn step: the world transform of the chain parent (node %d) is "
                                "not finite or is singular",
                                rig->parent_node);
-    for (uint32_t c = 0; c < rig->capsule_count; c++)
-        for (int e = 0; e < 2; e++) {
-            const int32_t node = e ? rig->capsules[c].node_b : rig->capsules[c].node_a;
-            const sinew_vec3 p = sinew_mat4_translation(&job->world[node]);
-            if (!(fabsf(p.x) <= DYN_MAX_REACH && fabsf(p.y) <= DYN_MAX_REACH &&
-                  fabsf(p.z) <= DYN_MAX_REACH)) /* NaN fails too */
-                return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
-                                       "dyn step: capsule %u: the world position of node %d is "
-                                       "not finite or beyond the %g units the step computes in",
-                                       c, node, (double)DYN_MAX_REACH);
-        }
     const float scale = matrix_scale(m), reach = matrix_reach(m, scale, rig);
     if (!(reach <= DYN_MAX_REACH))
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
@@ -226,9 +215,13 @@ static dyn_frame substep_frame(float f, const dyn_frame *prev, const dyn_frame *
 static void capsules_now(const sinew_dyn_rig *rig, const sinew_mat4 *world, dyn_capsule_pose *out)
 {
     for (uint32_t c = 0; c < rig->capsule_count; c++) {
-        const sinew_vec3 a = sinew_mat4_translation(&world[rig->capsules[c].node_a]);
-        out[c].b = sinew_mat4_translation(&world[rig->capsules[c].node_b]);
-        out[c].a = sinew_vec3_lerp(a, out[c].b, rig->capsules[c].start);
+        const float *a = world[rig->capsules[c].node_a].m + 12,
+                    *b = world[rig->capsules[c].node_b].m + 12;
+        const float s = rig->capsules[c].start;
+        out[c].b = sinew_vec3_make(b[0], b[1], b[2]);
+        out[c].a = s > 0.0f ? sinew_vec3_make(a[0] + (b[0] - a[0]) * s, a[1] + (b[1] - a[1]) * s,
+                                              a[2] + (b[2] - a[2]) * s)
+                            : sinew_vec3_make(a[0], a[1], a[2]);
     }
 }
 /* ... and at fraction f of the call, between the previous call's ends and these (as
@@ -270,20 +263,25 @@ static void advance(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, sinew_
     const float h = rig->params.max_step, lag0 = st[0]->lag;
     float *chain[DYN_MAX_LANES];
     sinew_quat sway[DYN_MAX_LANES];
-    dyn_capsule_pose caps[DYN_MAX_LANES * SINEW_DYN_MAX_CAPSULES];
+    dyn_capsule_pose caps[DYN_MAX_LANES * SINEW_DYN_MAX_CAPSULES + 1]; /* + padding */
     const sinew_quat *turn = rig->params.idle > 0.0f ? sway : NULL;
     for (int k = 0; k < width; k++)
         chain[k] = st[k]->data;
+    caps[(size_t)width * nc] = (dyn_capsule_pose){{0, 0, 0}, {0, 0, 0}}; /* the padding */
     for (uint32_t j = 1; j <= s->steps; j++) {
         dyn_frame fr[DYN_MAX_LANES];
         const float f = substep_fraction(s, j, lag0, dt, h);
         for (int k = 0; k < width; k++) {
             fr[k] = substep_frame(f, &st[k]->previous, &cur[k]);
             if (turn) idle_at(rig, st[k], (double)j, &sway[k]);
-            capsules_at(nc, f, dyn_state_capsules(st[k]), &cur_caps[(size_t)k * nc],
-                        &caps[(size_t)k * nc]);
+            if (nc && f < 1.0f)
+                capsules_at(nc, f, dyn_state_capsules(st[k]), &cur_caps[(size_t)k * nc],
+                            &caps[(size_t)k * nc]);
         }
-        fn(rig, chain, fr, turn, nc ? caps : NULL, h, floor_on, floor_y,
+        /* at the call's instant (a call of one whole step: the usual case) the capsules are
+         * this call's, used as they are */
+        const dyn_capsule_pose *at = !nc ? NULL : f < 1.0f ? caps : cur_caps;
+        fn(rig, chain, fr, turn, at, h, floor_on, floor_y,
            j == s->steps && s->lag == 0.0f ? out : NULL);
     }
     if (s->steps == 0 || s->lag > 0.0f) {
@@ -315,9 +313,10 @@ sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err)
     int floor_on;
     float floor_y;
     job_floor(job, &floor_on, &floor_y);
-    dyn_capsule_pose caps[SINEW_DYN_MAX_CAPSULES];
+    dyn_capsule_pose caps[SINEW_DYN_MAX_CAPSULES + 1]; /* + padding */
     const uint32_t nc = rig->capsule_count;
     capsules_now(rig, job->world, caps);
+    caps[nc] = (dyn_capsule_pose){{0, 0, 0}, {0, 0, 0}}; /* the padding */
 
     if (st->placed && !(prm->disable & SINEW_DYN_NO_TELEPORT) &&
         !(sinew_vec3_distance(st->previous.position, cur.position) <= prm->teleport_distance))
@@ -400,9 +399,10 @@ static void run_lanes(const sinew_dyn_step_job *j, int width, const dyn_frame *c
     float floor_y;
     job_floor(&j[0], &floor_on, &floor_y);
     const uint32_t nc = rig->capsule_count;
-    dyn_capsule_pose caps[DYN_MAX_LANES * SINEW_DYN_MAX_CAPSULES];
+    dyn_capsule_pose caps[DYN_MAX_LANES * SINEW_DYN_MAX_CAPSULES + 1]; /* + padding */
     for (int k = 0; k < width; k++)
         capsules_now(rig, j[k].world, &caps[(size_t)k * nc]);
+    caps[(size_t)width * nc] = (dyn_capsule_pose){{0, 0, 0}, {0, 0, 0}}; /* the padding */
     const dyn_schedule s = schedule(&rig->params, st[0]->lag, j[0].dt);
     advance(rig, st, out, cur, caps, width, lanes_fn(width), &s, j[0].dt, floor_on, floor_y);
 }
