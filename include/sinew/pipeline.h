@@ -70,7 +70,7 @@ typedef struct sinew_tail_result {
     uint32_t dropped;  /* chains the check dropped */
     uint32_t clip_count;
     sinew_tail_guard_clip *clips; /* clip_count entries when guarded (after the check) */
-    /* The chained skin (the re-weighted vertices) inside the hind legs' capsules
+    /* The chained skin (the vertices a chain's bone dominates) inside the hind legs' capsules
      * (sinew_body_capsules, sinew_metrics_capsule_share), per clip of the baked result at
      * guard_samples moments: clip_count entries when baked and the skeleton has legs, else
      * NULL. Whether the bake used colliders is in each track (sinew_bake_track). */

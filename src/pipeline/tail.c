@@ -515,9 +515,28 @@ static sinew_result leg_shares(sinew_tail_result *res, uint32_t samples, sinew_e
     res->legs = sinew_alloc(&res->allocator, res->model->clip_count + 1, sizeof *res->legs);
     if (!res->legs) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
     res->leg_capsules = legs;
-    for (uint32_t c = 0; r == SINEW_OK && c < res->model->clip_count; c++)
-        r = sinew_metrics_capsule_share(res->model, &res->model->clips[c], samples,
-                                        res->plan.changed, capsules, legs, &res->legs[c], err);
+    /* The chained skin: the vertices a chain's bone dominates (the body skin round a root that
+     * the chain re-weights too, its collar, is the body's and may lie on a thigh). */
+    const sinew_model *m = res->model;
+    uint8_t *chain_joint = sinew_alloc(&res->allocator, m->skin.joint_count + 1, 1);
+    uint8_t *chained = sinew_alloc(&res->allocator, m->mesh.vertex_count + 1, 1);
+    if (!chain_joint || !chained)
+        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+    for (uint32_t j = 0; r == SINEW_OK && j < m->skin.joint_count; j++) {
+        const char *name = m->nodes[m->skin.joints[j].node].name;
+        for (uint32_t c = 0; name && c < res->plan.chain_count; c++)
+            for (uint32_t b = 0; b < res->plan.chains[c].bone_count; b++)
+                if (!strcmp(name, res->plan.chains[c].bones[b].name)) chain_joint[j] = 1;
+    }
+    for (uint32_t v = 0; r == SINEW_OK && v < m->mesh.vertex_count; v++) {
+        const uint16_t j = m->mesh.influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
+        chained[v] = j < m->skin.joint_count && chain_joint[j];
+    }
+    for (uint32_t c = 0; r == SINEW_OK && c < m->clip_count; c++)
+        r = sinew_metrics_capsule_share(m, &m->clips[c], samples, chained, capsules, legs,
+                                        &res->legs[c], err);
+    sinew_free(&res->allocator, chain_joint);
+    sinew_free(&res->allocator, chained);
     return r;
 }
 
