@@ -267,7 +267,7 @@ static void advance(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, sinew_
     const sinew_quat *turn = rig->params.idle > 0.0f ? sway : NULL;
     for (int k = 0; k < width; k++)
         chain[k] = st[k]->data;
-    caps[(size_t)width * nc] = (dyn_capsule_pose){{0, 0, 0}, {0, 0, 0}}; /* the padding */
+    if (nc) caps[(size_t)width * nc] = (dyn_capsule_pose){{0, 0, 0}, {0, 0, 0}}; /* the padding */
     for (uint32_t j = 1; j <= s->steps; j++) {
         dyn_frame fr[DYN_MAX_LANES];
         const float f = substep_fraction(s, j, lag0, dt, h);
@@ -316,7 +316,7 @@ sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err)
     dyn_capsule_pose caps[SINEW_DYN_MAX_CAPSULES + 1]; /* + padding */
     const uint32_t nc = rig->capsule_count;
     capsules_now(rig, job->world, caps);
-    caps[nc] = (dyn_capsule_pose){{0, 0, 0}, {0, 0, 0}}; /* the padding */
+    if (nc) caps[nc] = (dyn_capsule_pose){{0, 0, 0}, {0, 0, 0}}; /* the padding */
 
     if (st->placed && !(prm->disable & SINEW_DYN_NO_TELEPORT) &&
         !(sinew_vec3_distance(st->previous.position, cur.position) <= prm->teleport_distance))
@@ -402,7 +402,7 @@ static void run_lanes(const sinew_dyn_step_job *j, int width, const dyn_frame *c
     dyn_capsule_pose caps[DYN_MAX_LANES * SINEW_DYN_MAX_CAPSULES + 1]; /* + padding */
     for (int k = 0; k < width; k++)
         capsules_now(rig, j[k].world, &caps[(size_t)k * nc]);
-    caps[(size_t)width * nc] = (dyn_capsule_pose){{0, 0, 0}, {0, 0, 0}}; /* the padding */
+    if (nc) caps[(size_t)width * nc] = (dyn_capsule_pose){{0, 0, 0}, {0, 0, 0}}; /* the padding */
     const dyn_schedule s = schedule(&rig->params, st[0]->lag, j[0].dt);
     advance(rig, st, out, cur, caps, width, lanes_fn(width), &s, j[0].dt, floor_on, floor_y);
 }
