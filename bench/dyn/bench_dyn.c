@@ -4,7 +4,8 @@
  * Anchor: at most 40 ns per joint-step, and at least 20x faster than three-vrm's
  * VRMSpringBoneManager on the same chains (bench/dyn/run.sh prints both). Then the same
  * chains with four body capsules each (two legs of two bones under the hips, sinew/dyn.h
- * "body colliders"), printed beside it: goal at most 10 ns per joint-step more.
+ * "body colliders"), stepped in turn with them frame by frame and printed beside them: goal
+ * at most 10 ns per joint-step more.
  * Usage: bench_dyn [chains] [frames] [single]   (single: sinew_dyn_step_run per chain
  * instead of sinew_dyn_step_run_many) */
 #include <math.h>
@@ -93,33 +94,62 @@ static void bench_model_build(bench_model *b)
     b->model.size.scale = 1.91f;
 }
 
-/* Steps `chains` chains of `rig` for `frames` frames (after 30 of warm-up) and returns the
- * CPU seconds the steps took; prints nothing. */
-static double run(const bench_model *b, const sinew_dyn_rig *rig, const sinew_dyn_capsule *legs,
-                  int chains, int frames, int single, int *contacts, int *leg_contacts,
-                  float *lowest, double *checksum)
+/* One case of the benchmark: a rig and its chains' states, jobs and outputs, and what was
+ * measured. */
+typedef struct bench_case {
+    const sinew_dyn_rig *rig;
+    const sinew_dyn_capsule *legs; /* its capsules (NULL: none), to count tips on them */
+    char *mem;
+    sinew_dyn_state **st;
+    sinew_quat *out;
+    sinew_dyn_step_job *jobs;
+    double elapsed; /* CPU seconds in the step over the measured frames */
+    int contacts, leg_contacts;
+    float lowest;
+    double checksum;
+} bench_case;
+
+static void case_init(bench_case *k, const sinew_dyn_rig *rig, const sinew_dyn_capsule *legs,
+                      int chains)
+{
+    memset(k, 0, sizeof *k);
+    k->rig = rig;
+    k->legs = legs;
+    size_t bytes = (sinew_dyn_state_bytes(rig) + 7) & ~(size_t)7;
+    k->mem = aligned_alloc(64, bytes * (size_t)chains + 64);
+    k->st = malloc(sizeof *k->st * (size_t)chains);
+    k->out = malloc(sizeof *k->out * K * (size_t)chains);
+    k->jobs = malloc(sizeof *k->jobs * (size_t)chains);
+    if (!k->mem || !k->st || !k->out || !k->jobs) exit(1);
+    for (int c = 0; c < chains; c++)
+        k->st[c] = sinew_dyn_state_init(rig, k->mem + bytes * (size_t)c, bytes);
+    k->lowest = 1e30f;
+}
+
+static void case_free(bench_case *k)
+{
+    free(k->mem);
+    free(k->st);
+    free(k->out);
+    free(k->jobs);
+}
+
+/* Steps every case's `chains` chains for `frames` frames (after 30 of warm-up) on the same
+ * body motion, the cases taking turns within each frame (in alternating order), so that a
+ * neighbour slowing the shared machine slows both alike. */
+static void run(const bench_model *b, bench_case *cases, int ncases, int chains, int frames,
+                int single)
 {
     sinew_error err;
-    size_t bytes = (sinew_dyn_state_bytes(rig) + 7) & ~(size_t)7;
-    char *mem = aligned_alloc(64, bytes * (size_t)chains + 64);
-    sinew_dyn_state **st = malloc(sizeof *st * (size_t)chains);
     /* one world array per chain (its hips and legs change), one job per chain; all jobs of a
      * frame go to sinew_dyn_step_run_many, which runs them in vector lanes */
     sinew_mat4 *world = malloc(sizeof *world * N * (size_t)chains);
-    sinew_quat *out = malloc(sizeof *out * K * (size_t)chains);
-    sinew_dyn_step_job *jobs = malloc(sizeof *jobs * (size_t)chains);
-    if (!mem || !st || !world || !out || !jobs) exit(1);
-    for (int c = 0; c < chains; c++)
-        st[c] = sinew_dyn_state_init(rig, mem + bytes * (size_t)c, bytes);
+    if (!world) exit(1);
     for (int c = 0; c < chains; c++)
         for (int i = 0; i < N; i++)
             world[c * N + i] = b->joints[i].bind;
     const float dt = 1.0f / 60.0f;
-    double elapsed = 0;
     int warm = 30;
-    *contacts = *leg_contacts = 0;
-    *lowest = 1e30f;
-    *checksum = 0;
     for (int f = -warm; f < frames; f++) {
         float t = (float)(f + warm) * dt;
         for (int c = 0; c < chains; c++) {
@@ -145,55 +175,52 @@ static double run(const bench_model *b, const sinew_dyn_rig *rig, const sinew_dy
                     w[i] = sinew_mat4_mul(&w[b->nodes[i].parent], &lm);
                 }
             }
-            jobs[c] =
-                (sinew_dyn_step_job){rig, st[c], w, N, f == -warm ? 0.0f : dt, out + c * K, NULL};
         }
-        double t0 = now();
-        if (single) {
+        for (int turn = 0; turn < ncases; turn++) {
+            bench_case *k = &cases[(f & 1) ? ncases - 1 - turn : turn];
             for (int c = 0; c < chains; c++)
-                if (sinew_dyn_step_run(&jobs[c], &err) != SINEW_OK) break;
-        } else {
-            if (sinew_dyn_step_run_many(jobs, (uint32_t)chains, &err) != SINEW_OK) {
+                k->jobs[c] = (sinew_dyn_step_job){
+                    k->rig,         k->st[c], world + c * N, N, f == -warm ? 0.0f : dt,
+                    k->out + c * K, NULL};
+            double t0 = now();
+            if (single) {
+                for (int c = 0; c < chains; c++)
+                    if (sinew_dyn_step_run(&k->jobs[c], &err) != SINEW_OK) break;
+            } else if (sinew_dyn_step_run_many(k->jobs, (uint32_t)chains, &err) != SINEW_OK) {
                 fprintf(stderr, "bench_dyn: %s\n", err.message);
                 exit(1);
             }
-        }
-        if (f >= 0) elapsed += now() - t0;
-        for (int c = 0; c < chains; c++) {
-            *checksum += (double)out[c * K + K - 1].x;
-            if (f >= 0 && f % 10 == 0) {
+            if (f >= 0) k->elapsed += now() - t0;
+            for (int c = 0; c < chains; c++) {
+                k->checksum += (double)k->out[c * K + K - 1].x;
+                if (f < 0 || f % 10 != 0) continue;
                 sinew_vec3 tips[K];
-                sinew_dyn_state_get(st[c], tips, NULL);
-                for (int k = 0; k < K; k++)
-                    if (tips[k].y < *lowest) *lowest = tips[k].y;
-                for (int k = 0; k < K; k++)
-                    if (tips[k].y < 0.03f) {
-                        (*contacts)++;
+                sinew_dyn_state_get(k->st[c], tips, NULL);
+                for (int j = 0; j < K; j++)
+                    if (tips[j].y < k->lowest) k->lowest = tips[j].y;
+                for (int j = 0; j < K; j++)
+                    if (tips[j].y < 0.03f) {
+                        k->contacts++;
                         break;
                     }
                 /* tips on a leg capsule (the capsule case only) */
-                const sinew_mat4 *w = world + c * N;
-                for (int k = 0; k < K && legs; k++) {
+                const sinew_mat4 *wc = world + c * N;
+                for (int j = 0; j < K && k->legs; j++) {
                     int on = 0;
                     for (int l = 0; l < CAPSULES; l++)
-                        on |= sinew_segment_distance(tips[k],
-                                                     sinew_mat4_translation(&w[legs[l].node_a]),
-                                                     sinew_mat4_translation(&w[legs[l].node_b])) <
-                              1.01f * legs[l].radius;
+                        on |= sinew_segment_distance(
+                                  tips[j], sinew_mat4_translation(&wc[k->legs[l].node_a]),
+                                  sinew_mat4_translation(&wc[k->legs[l].node_b])) <
+                              1.01f * k->legs[l].radius;
                     if (on) {
-                        (*leg_contacts)++;
+                        k->leg_contacts++;
                         break;
                     }
                 }
             }
         }
     }
-    free(mem);
-    free(st);
     free(world);
-    free(out);
-    free(jobs);
-    return elapsed;
 }
 
 int main(int argc, char **argv)
@@ -217,18 +244,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_dyn: %s\n", err.message);
         return 1;
     }
-    int contacts, legged_contacts, none, on_legs;
-    float lowest, legged_lowest;
-    double checksum, legged_checksum;
-    /* the two cases alternate, three times each, and each keeps its fastest run: the
-     * machine may be shared, and a run slowed by a neighbour says nothing of the step */
-    double elapsed = 1e30, with_caps = 1e30;
-    for (int rep = 0; rep < 3; rep++) {
-        elapsed = fmin(elapsed, run(&b, rig, NULL, chains, frames, single, &contacts, &none,
-                                    &lowest, &checksum));
-        with_caps = fmin(with_caps, run(&b, legged, caps, chains, frames, single, &legged_contacts,
-                                        &on_legs, &legged_lowest, &legged_checksum));
-    }
+    bench_case cases[2];
+    case_init(&cases[0], rig, NULL, chains);
+    case_init(&cases[1], legged, caps, chains);
+    run(&b, cases, 2, chains, frames, single);
+    const double elapsed = cases[0].elapsed, with_caps = cases[1].elapsed;
     double steps = (double)chains * K * frames;
     char how[32];
     snprintf(how, sizeof how, "run_many, %u lanes", sinew_dyn_lane_width());
@@ -237,13 +257,15 @@ int main(int argc, char **argv)
            "(sampled every 10th frame)"
            " lowest tip %.3f (checksum %.6f)\n",
            single ? "one job at a time" : how, chains, K, frames, 1e9 * elapsed / steps,
-           1e3 * elapsed / frames, contacts, (double)lowest, checksum);
+           1e3 * elapsed / frames, cases[0].contacts, (double)cases[0].lowest, cases[0].checksum);
     printf("with %d leg capsules per chain: %.1f ns per joint-step, %+.1f ns beside none (goal "
            "<= +10 ns); %d chain-frames touching the floor, %d touching a leg (checksum %.6f)\n",
-           CAPSULES, 1e9 * with_caps / steps, 1e9 * (with_caps - elapsed) / steps, legged_contacts,
-           on_legs, legged_checksum);
+           CAPSULES, 1e9 * with_caps / steps, 1e9 * (with_caps - elapsed) / steps,
+           cases[1].contacts, cases[1].leg_contacts, cases[1].checksum);
     printf("RESULT sinew_ns_per_joint_step %.3f\n", 1e9 * elapsed / steps);
     printf("RESULT sinew_ns_per_joint_step_capsules %.3f\n", 1e9 * with_caps / steps);
+    case_free(&cases[0]);
+    case_free(&cases[1]);
     sinew_dyn_rig_free(rig);
     sinew_dyn_rig_free(legged);
     return 0;
