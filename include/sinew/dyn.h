@@ -155,8 +155,12 @@ typedef struct sinew_dyn_params {
  * limits as floor contact does. Two rules keep the modelled shape allowed: a link's contact
  * radius with a capsule is never more than its bind tip's distance from that capsule's bind
  * axis (skin modelled against a leg stays where it was modelled), and a link whose head is
- * inside a capsule ignores it (a tail root inside the torso's capsule). See
- * docs/appendages.md, "Body colliders". ---- */
+ * inside a capsule (its own radius, without the link's skin) ignores it (a tail root inside
+ * the torso's capsule); a head outside it but within the contact radius turns the link
+ * straight away from the axis. sinew_dyn_rig_create refuses (SINEW_ERR_ARGUMENT, naming the
+ * capsule) more than SINEW_DYN_MAX_CAPSULES, a node outside the model or on the chain, a
+ * radius that is not a finite number > 0, a start outside [0, 1). See docs/appendages.md,
+ * "Body colliders". ---- */
 
 #define SINEW_DYN_MAX_CAPSULES 16 /* capsules a rig accepts */
 
