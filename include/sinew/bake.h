@@ -35,6 +35,13 @@ extern "C" {
  * passes take seconds; any value from the longest real clip to what memory allows is safe. */
 #define SINEW_BAKE_MAX_DURATION 3600.0
 
+/* Which chains a bake keeps out of the body's capsules (sinew_bake_options.colliders). */
+typedef enum sinew_bake_colliders {
+    SINEW_BAKE_COLLIDERS_AUTO = 0, /* the chains that need them (sinew_bake_colliders_on) */
+    SINEW_BAKE_COLLIDERS_ON,       /* every chain */
+    SINEW_BAKE_COLLIDERS_OFF       /* none */
+} sinew_bake_colliders;
+
 typedef struct sinew_bake_options {
     const sinew_dyn_params *params; /* spring parameters; default: NULL = the article's */
     float min_rate;                 /* keys per second at least; default: 30 */
@@ -54,7 +61,22 @@ typedef struct sinew_bake_options {
     /* The tracks' arrays and the bake's working memory (recorded in each track); default:
      * malloc. Edits to the model (sinew_bake_apply_model) use the model's own. */
     const sinew_allocator *allocator;
+    /* Body colliders (sinew/dyn.h, "body colliders"): capsules of the model being baked
+     * (sinew_body_capsules in sinew/pipeline.h derives them), used by the chains
+     * sinew_bake_colliders_on says need them; NULL / 0: none. */
+    const sinew_dyn_capsule *capsules;
+    uint32_t capsule_count;
+    sinew_bake_colliders colliders; /* default: SINEW_BAKE_COLLIDERS_AUTO */
 } sinew_bake_options;
+
+/* Whether the bake keeps a chain with `params` (NULL: the defaults) out of the capsules in
+ * `options` (which may be NULL: no capsules, so 0). SINEW_BAKE_COLLIDERS_ON and _OFF say so;
+ * AUTO turns them on for a chain that rests lower or nearer its modelled shape than a tail at
+ * the defaults: a carry below the default 50 degrees (or switched off, SINEW_DYN_NO_CARRY), or
+ * any share of the modelled curve kept (rest_curve > 0). Wings and garments rest as modelled,
+ * so they get colliders; a tail with the default carry and centred arc is held above the hind
+ * legs by the carry and behind them by the forward plane, and skips their cost. */
+int sinew_bake_colliders_on(const sinew_bake_options *options, const sinew_dyn_params *params);
 
 /* One clip's baked tail. Arrays are allocated with the bake options' allocator, which the
  * track keeps (`allocator`), so that sinew_bake_track_free needs nothing else. */
@@ -80,6 +102,7 @@ typedef struct sinew_bake_track {
     float tip_swing_degrees;   /* largest angle between the direction from the chain's root to
                                   its tip, in the chain parent's frame, at any key and at the
                                   first: how far the tip swings relative to the body */
+    uint32_t capsule_count;    /* body capsules the chain was kept out of (0: colliders off) */
     sinew_allocator allocator; /* what the arrays were allocated with */
 } sinew_bake_track;
 

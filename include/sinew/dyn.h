@@ -203,14 +203,65 @@ void sinew_dyn_params_preset(sinew_dyn_preset preset, sinew_dyn_params *out);
  * limits) and sets `preset`: a chain of another kind (a wing, an ear) then runs with that
  * preset's springs and `params`' floor, planes, idle sway and steps. */
 void sinew_dyn_params_use_preset(sinew_dyn_params *params, sinew_dyn_preset preset);
+/* ---- body colliders: capsules along the body's bones (legs, torso) that the chain's
+ * particles stay out of. A capsule's axis runs between two body nodes' world positions,
+ * read from sinew_dyn_step_job.world at every call (interpolated over its substeps like the
+ * chain's parent), so it follows the animated body; the step only reads those transforms
+ * and never moves the body. The step does not check the capsules' ends: an end that is not
+ * finite makes that capsule touch nothing (no comparison with it holds), one beyond the range
+ * of float squares leaves a sphere at the other end; neither can make the state not finite
+ * (tests/dyn/test_dyn_capsule.c). Each particle is a sphere whose radius is the skin its link
+ * dominates (sinew_dyn_skin_radius); where it would enter a capsule it is put back on its
+ * rope sphere at the nearest direction outside (the sphere/sphere circle about the nearest
+ * point of the axis, as the floor's sphere/plane one), and that contact overrides the bend
+ * limits as floor contact does. Two rules keep the modelled shape allowed: a link's contact
+ * radius with a capsule is never more than its bind tip's distance from that capsule's bind
+ * axis (skin modelled against a leg stays where it was modelled), and a link whose head is
+ * inside a capsule (its own radius, without the link's skin) ignores it (a tail root inside
+ * the torso's capsule); a head outside it but within the contact radius turns the link
+ * straight away from the axis. sinew_dyn_rig_create refuses (SINEW_ERR_ARGUMENT, naming the
+ * capsule) more than SINEW_DYN_MAX_CAPSULES, a node outside the model or on the chain, a
+ * radius that is not a finite number > 0, a start outside [0, 1). See docs/appendages.md,
+ * "Body colliders". ---- */
+
+#define SINEW_DYN_MAX_CAPSULES 16 /* capsules a rig accepts */
+
+typedef struct sinew_dyn_capsule {
+    int32_t node_a; /* model node at one end of the axis (a leg bone's joint) */
+    int32_t node_b; /* model node at the other end (its child joint); may equal node_a (a
+                       sphere) */
+    float radius;   /* bind-space units (those of sinew_mesh.positions), > 0: how far the
+                       body skin about the axis reaches (sinew_dyn_skin_radius) */
+    float start;    /* 0 .. 1 (below 1): the axis begins this fraction of the way from node_a
+                       to node_b, so the capsule leaves out the skin round node_a (a thigh's
+                       round the hip joint, which is the pelvis's); default 0: at node_a */
+} sinew_dyn_capsule;
+
+/* The radius of the skin a bone dominates: the distance from the segment head-tail (bind
+ * space) that `fraction` (0 .. 1; 0.5: the median) of the vertices whose largest weight is on
+ * skin joint `joint` lie within (nearest rank). The rigs and sinew_body_capsules use the
+ * median, not the mean or the largest: a bone's dominated skin has outliers on both sides
+ * (vertices at the joints blend toward the neighbours, and on a leg's top lies skin of the
+ * pelvis or of an appendage a template rigger handed the leg). 0 when the joint dominates no
+ * vertex or the model has no weights. Allocates (model's allocator) one float per dominated
+ * vertex and frees it; returns -1 when that fails. */
+float sinew_dyn_skin_radius(const sinew_model *model, uint32_t joint, sinew_vec3 head,
+                            sinew_vec3 tail, float fraction);
 
 /* The chain to simulate, when the caller names it (NULL desc: find Tail_* by name). */
 typedef struct sinew_dyn_chain_desc {
     const int32_t *nodes; /* node indices root to tip; each one's parent is the previous
-                             (the first one's parent is the animated attachment, e.g. Hips) */
-    uint32_t node_count;  /* 1 .. SINEW_DYN_MAX_JOINTS */
+                             (the first one's parent is the animated attachment, e.g. Hips);
+                             NULL with node_count 0: find Tail_* by name, as a NULL desc does
+                             (a desc that only brings capsules) */
+    uint32_t node_count;  /* 1 .. SINEW_DYN_MAX_JOINTS (0 with nodes NULL) */
     int32_t end_node;     /* the tip helper (Tail_End) child of the last node, or -1: then
                              the last link continues its incoming tangent in its own frame */
+    /* Body colliders the chain stays out of (see above); NULL / 0: none (the step is then
+     * bit for bit what it is without these fields). At most SINEW_DYN_MAX_CAPSULES. Last
+     * fields, so positional initialisers of the older ones still hold. */
+    const sinew_dyn_capsule *capsules;
+    uint32_t capsule_count;
 } sinew_dyn_chain_desc;
 
 typedef struct sinew_dyn_rig sinew_dyn_rig;     /* immutable after creation */
@@ -295,6 +346,14 @@ float sinew_dyn_rig_link_length(const sinew_dyn_rig *rig, uint32_t i);
 /* Local rest rotation of link i with the centred arc and carry applied: what the chain
  * holds when nothing moves and gravity is off. Identity when out of range. */
 sinew_quat sinew_dyn_rig_rest_rotation(const sinew_dyn_rig *rig, uint32_t i);
+/* Number of body capsules the rig's chain stays out of (sinew_dyn_chain_desc.capsules). */
+uint32_t sinew_dyn_rig_capsule_count(const sinew_dyn_rig *rig);
+/* Capsule i as the rig took it (nodes -1 and radius 0 when out of range). */
+sinew_dyn_capsule sinew_dyn_rig_capsule(const sinew_dyn_rig *rig, uint32_t i);
+/* Link i's contact radius with capsule c, bind-space units: the capsule's radius plus the
+ * link's skin radius, capped at the link's bind tip distance from the capsule's bind axis
+ * (0 when out of range). */
+float sinew_dyn_rig_contact_radius(const sinew_dyn_rig *rig, uint32_t i, uint32_t c);
 
 /* ---- state (caller memory; no pointers inside, so memcpy copies it) ---- */
 

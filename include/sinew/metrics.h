@@ -14,6 +14,7 @@
 #ifndef SINEW_METRICS_H
 #define SINEW_METRICS_H
 
+#include "sinew/dyn.h"
 #include "sinew/model.h"
 
 #ifdef __cplusplus
@@ -80,6 +81,27 @@ sinew_result sinew_metrics_edge_ratios(const sinew_model *model, const sinew_cli
 
 /* Summarises `count` ratios (reordered in place; zeros, edges without rest length, skipped). */
 void sinew_stretch_summarise(float *ratios, size_t count, sinew_stretch_stats *out);
+
+/* Skin inside the body's capsules (sinew/dyn.h, "body colliders"): over one clip, how many of
+ * the selected vertices (a chain's skin) are nearer a capsule's axis than its radius, vertex
+ * by moment. */
+typedef struct sinew_capsule_share {
+    uint64_t samples; /* selected vertex x moment samples */
+    uint64_t inside;  /* of them inside some capsule */
+    float share;      /* inside / samples, in [0, 1] (0 without samples) */
+    float deepest;    /* largest 1 - distance / radius over the samples inside (0: none) */
+} sinew_capsule_share;
+
+/* Poses the mesh at `samples` moments evenly spaced over [0, duration) of `clip` (0: 24) and
+ * counts the `selected` vertices (one byte per vertex, nonzero = selected) that lie inside any
+ * of `capsule_count` capsules: nearer its axis (from its `start` on the way between the world
+ * positions of its two nodes to node_b) than its radius, carried from bind space to world by the
+ * skinning matrix of node_a's joint (an armature may scale bind space). SINEW_ERR_ARGUMENT for a
+ * capsule node outside the model; allocates working memory with the model's allocator. */
+sinew_result sinew_metrics_capsule_share(const sinew_model *model, const sinew_clip *clip,
+                                         uint32_t samples, const uint8_t *selected,
+                                         const sinew_dyn_capsule *capsules, uint32_t capsule_count,
+                                         sinew_capsule_share *out, sinew_error *err);
 
 /* Marks vertices whose dominant joint (largest weight) is one of `joints` (skin joint
  * indices, `joint_count` of them): out[v] = 1 or 0. */

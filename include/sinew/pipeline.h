@@ -43,7 +43,9 @@ typedef struct sinew_tail_options {
      * bake's own. */
     const sinew_allocator *allocator;
     sinew_rig_options rig;   /* the finder; zero: defaults */
-    sinew_bake_options bake; /* springs and bake; zero: defaults */
+    sinew_bake_options bake; /* springs and bake; zero: defaults. Without capsules of its
+                                own the bake gets the result's body capsules
+                                (sinew_body_capsules) unless colliders is OFF */
     int no_bake;             /* 1: the output's clips are copied unchanged (the check still
                                 plays a baked trial: the chain as it will move once baked) */
     int no_guard;            /* 1: skip the do-no-harm check */
@@ -79,8 +81,14 @@ typedef struct sinew_tail_result {
                               on the head in the input, came out worse on some clip */
     uint32_t clip_count;
     sinew_tail_guard_clip *clips; /* clip_count entries when guarded (after the check) */
-    int vrm;                      /* 1 when VRMC_springBone was written (vrm_springs) */
-    sinew_vrm_fit vrm_fit;        /* its fit and predicted error, when vrm */
+    /* The chained skin (the vertices a chain's bone dominates) inside the hind legs' capsules
+     * (sinew_body_capsules, sinew_metrics_capsule_share), per clip of the baked result at
+     * guard_samples moments: clip_count entries when baked and the skeleton has legs, else
+     * NULL. Whether the bake used colliders is in each track (sinew_bake_track). */
+    sinew_capsule_share *legs;
+    uint32_t leg_capsules; /* the capsules measured */
+    int vrm;               /* 1 when VRMC_springBone was written (vrm_springs) */
+    sinew_vrm_fit vrm_fit; /* its fit and predicted error, when vrm */
     sinew_allocator allocator;
 } sinew_tail_result;
 
@@ -90,6 +98,18 @@ typedef struct sinew_tail_result {
 sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *options,
                             sinew_tail_result *result, sinew_error *err);
 void sinew_tail_result_free(sinew_tail_result *result);
+
+/* The body's colliders for the spring chains (sinew/dyn.h, "body colliders"): a capsule along
+ * every bone of the hind legs (sinew_rig_find_landmarks: the thigh and leg joints, each to the
+ * leg joint hanging from it) and of the torso (the pelvis to the first spine joint, then along
+ * the spine, the neck included), each as thick as the skin its bone dominates
+ * (sinew_dyn_skin_radius); a bone that dominates no skin gets none. Writes at most `capacity`
+ * capsules to `out` (SINEW_DYN_MAX_CAPSULES is what a rig takes), legs first: *leg_count
+ * (may be NULL) of them are the legs'. Errors of sinew_rig_find_landmarks pass through
+ * (*count is then 0); SINEW_ERR_OUT_OF_MEMORY. */
+sinew_result sinew_body_capsules(const sinew_model *model, sinew_dyn_capsule *out,
+                                 uint32_t capacity, uint32_t *count, uint32_t *leg_count,
+                                 sinew_error *err);
 
 #ifdef __cplusplus
 }

@@ -231,6 +231,18 @@ static void close_loop(sinew_bake_track *t, uint32_t j)
 /* The spring rig for one clip: the options' parameters with the internal step dividing the
  * key spacing, so every pass covers whole steps and a loop's state can come back exactly
  * (a leftover fraction of a step differs from pass to pass and never closes). */
+int sinew_bake_colliders_on(const sinew_bake_options *options, const sinew_dyn_params *params)
+{
+    if (!options || !options->capsules || !options->capsule_count) return 0;
+    if (options->colliders != SINEW_BAKE_COLLIDERS_AUTO)
+        return options->colliders == SINEW_BAKE_COLLIDERS_ON;
+    sinew_dyn_params defaults;
+    sinew_dyn_params_default(&defaults);
+    const float carry = params && params->carry > 0 ? params->carry : defaults.carry;
+    const int no_carry = params && (params->disable & SINEW_DYN_NO_CARRY);
+    return no_carry || carry < defaults.carry || (params && params->rest_curve > 0);
+}
+
 static sinew_result clip_rig(const sinew_model *model, const sinew_dyn_chain_desc *chain,
                              const sinew_bake_options *options, float key_spacing, float duration,
                              const sinew_allocator *a, sinew_dyn_rig **rig, sinew_error *err)
@@ -245,7 +257,33 @@ static sinew_result clip_rig(const sinew_model *model, const sinew_dyn_chain_des
     /* The idle sway repeats with the clip (whole multiples of 1 / duration, whole steps),
      * so the warm-up can find the state it started from and the loop closes. */
     if (params.idle > 0 && duration > 0) params.idle_period = duration;
-    return sinew_dyn_rig_create(model, chain, &params, a, rig, err);
+    if (!sinew_bake_colliders_on(options, options ? options->params : NULL))
+        return sinew_dyn_rig_create(model, chain, &params, a, rig, err);
+    /* The chain as given (or found by name) with the body's capsules, leaving out any capsule
+     * on the chain itself (a body finder that took a floor-length tail for a leg): the rig
+     * without capsules names the chain's nodes. */
+    sinew_dyn_rig *plain = NULL;
+    sinew_result r = sinew_dyn_rig_create(model, chain, &params, a, &plain, err);
+    if (r != SINEW_OK) return r;
+    sinew_dyn_capsule kept[SINEW_DYN_MAX_CAPSULES];
+    uint32_t count = 0;
+    for (uint32_t c = 0; c < options->capsule_count && count < SINEW_DYN_MAX_CAPSULES; c++) {
+        int on_chain = 0;
+        for (uint32_t i = 0; i < sinew_dyn_rig_joint_count(plain); i++)
+            on_chain |= options->capsules[c].node_a == sinew_dyn_rig_joint_node(plain, i) ||
+                        options->capsules[c].node_b == sinew_dyn_rig_joint_node(plain, i);
+        if (!on_chain) kept[count++] = options->capsules[c];
+    }
+    sinew_dyn_chain_desc desc = {NULL, 0, -1, NULL, 0};
+    if (chain) desc = *chain;
+    desc.capsules = kept;
+    desc.capsule_count = count;
+    if (!count) {
+        *rig = plain;
+        return SINEW_OK;
+    }
+    sinew_dyn_rig_free(plain);
+    return sinew_dyn_rig_create(model, &desc, &params, a, rig, err);
 }
 
 sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_desc *chain,
@@ -291,6 +329,7 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_des
     out->key_tolerance = options ? options->key_degrees * (float)(SINEW_PI / 180.0) : 0.0f;
     out->key_count = key_count;
     out->joint_count = joints;
+    out->capsule_count = sinew_dyn_rig_capsule_count(rig);
     out->rate = clip->duration > 0 ? (float)(key_count - 1) / clip->duration : rate;
     out->times = sinew_alloc(a, key_count, sizeof *out->times);
     out->nodes = sinew_alloc(a, joints, sizeof *out->nodes);

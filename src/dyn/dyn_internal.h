@@ -45,6 +45,16 @@ struct sinew_dyn_rig {
     uint32_t idle_cycle;  /* internal steps per idle_period (0: free-running sway) */
     float idle_share;     /* each link's turn per radian of idle (dyn_rig.c) */
     sinew_vec3 idle_axis; /* hips frame, unit: the side-to-side turn's axis */
+    /* Body capsules (sinew_dyn_chain_desc.capsules). Radii are kept in the chain parent's
+     * own units (bind-space units over the parent's bind scale), so that the parent frame's
+     * scale (dyn_frame.scale) turns them into world units, as it does the link lengths. */
+    uint32_t capsule_count;
+    float parent_bind_scale; /* the parent's bind-space scale (parent units to bind space) */
+    sinew_dyn_capsule capsules[SINEW_DYN_MAX_CAPSULES]; /* as given, bind-space radii */
+    float capsule_radius[SINEW_DYN_MAX_CAPSULES];       /* their radii, parent units */
+    /* contact[i][c]: link i's particle kept this far from capsule c's axis, parent units */
+    float contact[SINEW_DYN_MAX_JOINTS][SINEW_DYN_MAX_CAPSULES];
+    float contact2[SINEW_DYN_MAX_JOINTS][SINEW_DYN_MAX_CAPSULES]; /* their squares */
     float bind_length[SINEW_DYN_MAX_JOINTS]; /* link lengths in bind space, model units */
     float place[SINEW_DYN_MAX_JOINTS];       /* t_i along the chain, 0 .. 1 (sinew_dyn_curve) */
     float chain_length;                      /* their sum, model units */
@@ -65,16 +75,17 @@ struct sinew_dyn_state {
     uint32_t magic;
     uint32_t joint_count;
     uint32_t placed;
-    uint32_t resets;     /* steps that found the state not finite and put it back at rest */
-    uint32_t idle_seed;  /* the idle sway's seed (sinew_dyn_state_set_idle_seed) */
-    float lag;           /* s, input time not yet simulated (< max_step): the committed
-                            particles are at the previous call's time minus this */
-    dyn_frame previous;  /* the parent's frame at the previous call */
-    uint32_t idle_steps; /* committed internal steps, modulo idle_cycle when it is set: the
-                            idle sway's clock (the committed time is idle_steps max_step) */
-    uint32_t unused;     /* keeps `data` at an 8-byte multiple */
+    uint32_t resets;        /* steps that found the state not finite and put it back at rest */
+    uint32_t idle_seed;     /* the idle sway's seed (sinew_dyn_state_set_idle_seed) */
+    float lag;              /* s, input time not yet simulated (< max_step): the committed
+                               particles are at the previous call's time minus this */
+    dyn_frame previous;     /* the parent's frame at the previous call */
+    uint32_t idle_steps;    /* committed internal steps, modulo idle_cycle when it is set: the
+                               idle sway's clock (the committed time is idle_steps max_step) */
+    uint32_t capsule_count; /* the rig's (keeps `data` at an 8-byte multiple) */
     /* p[3n], v[3n], bend[4n] (hips frame, snapshots for coupling), then the same again as
-     * scratch for the uncommitted output step that covers `lag` */
+     * scratch for the uncommitted output step that covers `lag`, then the capsules' ends at
+     * the previous call (dyn_capsule_pose per capsule), what substeps interpolate from */
     float data[];
 };
 
@@ -92,6 +103,18 @@ static inline sinew_quat *dyn_state_bends(sinew_dyn_state *s)
 }
 /* Committed arrays (p, v, bend) are 10n floats; scratch copies follow them. */
 #define DYN_STATE_FLOATS_PER_JOINT 20u
+
+/* A capsule's axis ends in world space at one instant. The arrays of them handed to the step
+ * end with one padding pose: the step's gathers read a float past each end. */
+typedef struct dyn_capsule_pose {
+    sinew_vec3 a, b;
+} dyn_capsule_pose;
+#define DYN_STATE_FLOATS_PER_CAPSULE 6u
+
+static inline dyn_capsule_pose *dyn_state_capsules(sinew_dyn_state *s)
+{
+    return (dyn_capsule_pose *)(void *)(s->data + DYN_STATE_FLOATS_PER_JOINT * s->joint_count);
+}
 
 /* A rotation as a 3x3 matrix (rows), for the hips frame that rotates three vectors per link:
  * 15 flops per product instead of a quaternion rotation's 30. */
@@ -130,28 +153,37 @@ static inline rot3 rot3_from_quat(sinew_quat q)
  * at frame f[k], floor at floor_y when floor_on, local rotations into out[k] when out is not
  * NULL. Every width gives the same bits per lane. */
 typedef void (*dyn_lanes_fn)(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
-                             const sinew_quat *sway, float h, int floor_on, float floor_y,
-                             sinew_quat *const *out);
-/* `sway`: NULL, or lane k's idle turn of every link's rest frame (hips frame, dyn_idle_sway) */
+                             const sinew_quat *sway, const dyn_capsule_pose *caps, float h,
+                             int floor_on, float floor_y, sinew_quat *const *out);
+/* `sway`: NULL, or lane k's idle turn of every link's rest frame (hips frame, dyn_idle_sway);
+ * `caps`: NULL when the rig has no capsules, else lane k's capsule c at caps[k * C + c] (C =
+ * rig->capsule_count), world space at this substep */
 void dyn_substep_lanes1(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
-                        const sinew_quat *sway, float h, int floor_on, float floor_y,
-                        sinew_quat *const *out);
+                        const sinew_quat *sway, const dyn_capsule_pose *caps, float h, int floor_on,
+                        float floor_y, sinew_quat *const *out);
 #if defined(DYN_VECTORS)
 void dyn_substep_lanes4(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
-                        const sinew_quat *sway, float h, int floor_on, float floor_y,
-                        sinew_quat *const *out);
+                        const sinew_quat *sway, const dyn_capsule_pose *caps, float h, int floor_on,
+                        float floor_y, sinew_quat *const *out);
 #endif
 #if defined(DYN_LANES8)
 /* dyn_lanes8.c, built with AVX2: call only when the CPU has it. */
 void dyn_substep_lanes8(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
-                        const sinew_quat *sway, float h, int floor_on, float floor_y,
-                        sinew_quat *const *out);
+                        const sinew_quat *sway, const dyn_capsule_pose *caps, float h, int floor_on,
+                        float floor_y, sinew_quat *const *out);
 #endif
 
 /* The idle sway (dyn_idle.c): the rotation, in the hips frame, that turns each link's rest
  * frame at `steps` internal steps (a fraction for the uncommitted step) into the clock of a
  * state with `seed`. Only for rigs with params.idle > 0. */
 sinew_quat dyn_idle_sway(const sinew_dyn_rig *rig, uint32_t seed, double steps);
+
+/* Checks `capsules` (dyn_capsule.c) against the model and the rig's chain, and sets the rig's
+ * capsules and each link's contact radius from the bind worlds `w` and the links' bind
+ * directions; called by sinew_dyn_rig_create once the links are built. */
+sinew_result dyn_rig_capsules(sinew_dyn_rig *rig, const sinew_model *model, const sinew_mat4 *w,
+                              const sinew_dyn_capsule *capsules, uint32_t count,
+                              const sinew_vec3 *bind_dir, sinew_error *err);
 
 /* Resolves defaults, checks ranges, scales lengths/accelerations by size_factor. */
 sinew_result dyn_params_resolve(const sinew_dyn_params *in, float reference_size,

@@ -240,7 +240,10 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
     uint32_t n = 0;
     int32_t end_node = -1;
     sinew_result r;
-    if (desc) {
+    if (desc && !desc->nodes && desc->node_count == 0) {
+        r = find_tail_chain(model, nodes, &n, &end_node, err); /* a desc with capsules only */
+        if (r != SINEW_OK) return r;
+    } else if (desc) {
         if (!desc->nodes || desc->node_count == 0 || desc->node_count > SINEW_DYN_MAX_JOINTS)
             return sinew_error_set(err, SINEW_ERR_ARGUMENT,
                                    "dyn rig: the chain needs 1..%d nodes (got %u)",
@@ -439,6 +442,9 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
      * the chord to turn by idle. Side to side is about the axis across both the rest chord
      * and the lateral axis (a vertical axis for a level tail), so a raised tail swings as
      * far as a level one. */
+    r = desc ? dyn_rig_capsules(rig, model, w, desc->capsules, desc->capsule_count, artist, err)
+             : SINEW_OK;
+    if (r != SINEW_OK) goto fail;
     rig->idle_share = lever > 0.0f ? rig->chain_length / lever : 0.0f;
     rig->idle_axis = sinew_vec3_normalize_or(sinew_vec3_cross(chord, sinew_vec3_make(1, 0, 0)),
                                              sinew_vec3_make(0, 1, 0));

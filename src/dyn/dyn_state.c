@@ -8,8 +8,9 @@
 size_t sinew_dyn_state_bytes(const sinew_dyn_rig *rig)
 {
     if (!rig) return 0;
-    return sizeof(sinew_dyn_state) +
-           (size_t)rig->joint_count * DYN_STATE_FLOATS_PER_JOINT * sizeof(float);
+    return sizeof(sinew_dyn_state) + ((size_t)rig->joint_count * DYN_STATE_FLOATS_PER_JOINT +
+                                      (size_t)rig->capsule_count * DYN_STATE_FLOATS_PER_CAPSULE) *
+                                         sizeof(float);
 }
 
 sinew_dyn_state *sinew_dyn_state_init(const sinew_dyn_rig *rig, void *memory, size_t bytes)
@@ -20,6 +21,7 @@ sinew_dyn_state *sinew_dyn_state_init(const sinew_dyn_rig *rig, void *memory, si
     sinew_dyn_state *s = memory;
     s->magic = DYN_STATE_MAGIC;
     s->joint_count = rig->joint_count;
+    s->capsule_count = rig->capsule_count;
     s->placed = 0;
     s->idle_seed = rig->params.idle_seed;
     s->previous.rotation = sinew_quat_identity();

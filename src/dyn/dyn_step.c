@@ -200,13 +200,39 @@ static dyn_schedule schedule(const sinew_dyn_params *prm, float lag0, float dt)
 /* The parent's frame at committed substep j of a call: substeps happen at (previous time -
  * lag0) + j h, where the frame is interpolated between the previous call's and this one's;
  * a hitch spreads its capped steps evenly over the call. */
-static dyn_frame substep_frame(const dyn_schedule *s, uint32_t j, float lag0, float dt, float h,
-                               const dyn_frame *prev, const dyn_frame *cur)
+static float substep_fraction(const dyn_schedule *s, uint32_t j, float lag0, float dt, float h)
 {
-    if (j == s->steps && s->lag == 0.0f) return *cur;
+    if (j == s->steps && s->lag == 0.0f) return 1.0f;
     float f = s->hitch ? (float)j / (float)s->steps : dt > 0.0f ? ((float)j * h - lag0) / dt : 1.0f;
-    f = f < 0.0f ? 0.0f : (f > 1.0f ? 1.0f : f);
+    return f < 0.0f ? 0.0f : (f > 1.0f ? 1.0f : f);
+}
+static dyn_frame substep_frame(float f, const dyn_frame *prev, const dyn_frame *cur)
+{
     return f >= 1.0f ? *cur : frame_lerp(prev, cur, f);
+}
+
+/* The capsules' ends at this call, from the job's world transforms (check_job passed them). */
+static void capsules_now(const sinew_dyn_rig *rig, const sinew_mat4 *world, dyn_capsule_pose *out)
+{
+    for (uint32_t c = 0; c < rig->capsule_count; c++) {
+        const float *a = world[rig->capsules[c].node_a].m + 12,
+                    *b = world[rig->capsules[c].node_b].m + 12;
+        const float s = rig->capsules[c].start;
+        out[c].b = sinew_vec3_make(b[0], b[1], b[2]);
+        out[c].a = s > 0.0f ? sinew_vec3_make(a[0] + (b[0] - a[0]) * s, a[1] + (b[1] - a[1]) * s,
+                                              a[2] + (b[2] - a[2]) * s)
+                            : sinew_vec3_make(a[0], a[1], a[2]);
+    }
+}
+/* ... and at fraction f of the call, between the previous call's ends and these (as
+ * substep_frame moves the parent). */
+static void capsules_at(uint32_t count, float f, const dyn_capsule_pose *prev,
+                        const dyn_capsule_pose *cur, dyn_capsule_pose *out)
+{
+    for (uint32_t c = 0; c < count; c++) {
+        out[c].a = f >= 1.0f ? cur[c].a : sinew_vec3_lerp(prev[c].a, cur[c].a, f);
+        out[c].b = f >= 1.0f ? cur[c].b : sinew_vec3_lerp(prev[c].b, cur[c].b, f);
+    }
 }
 
 enum { DYN_MAX_LANES = 8 };
@@ -230,23 +256,32 @@ static void idle_at(const sinew_dyn_rig *rig, const sinew_dyn_state *st, double 
  * a whole step, an uncommitted step over the remaining lag on scratch copies (so that every
  * call reports the chain at its own instant), then the guard. */
 static void advance(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, sinew_quat *const *out,
-                    const dyn_frame *cur, int width, dyn_lanes_fn fn, const dyn_schedule *s,
-                    float dt, int floor_on, float floor_y)
+                    const dyn_frame *cur, const dyn_capsule_pose *cur_caps, int width,
+                    dyn_lanes_fn fn, const dyn_schedule *s, float dt, int floor_on, float floor_y)
 {
-    const uint32_t n = rig->joint_count;
+    const uint32_t n = rig->joint_count, nc = rig->capsule_count;
     const float h = rig->params.max_step, lag0 = st[0]->lag;
     float *chain[DYN_MAX_LANES];
     sinew_quat sway[DYN_MAX_LANES];
+    dyn_capsule_pose caps[DYN_MAX_LANES * SINEW_DYN_MAX_CAPSULES + 1]; /* + padding */
     const sinew_quat *turn = rig->params.idle > 0.0f ? sway : NULL;
     for (int k = 0; k < width; k++)
         chain[k] = st[k]->data;
+    if (nc) caps[(size_t)width * nc] = (dyn_capsule_pose){{0, 0, 0}, {0, 0, 0}}; /* the padding */
     for (uint32_t j = 1; j <= s->steps; j++) {
         dyn_frame fr[DYN_MAX_LANES];
+        const float f = substep_fraction(s, j, lag0, dt, h);
         for (int k = 0; k < width; k++) {
-            fr[k] = substep_frame(s, j, lag0, dt, h, &st[k]->previous, &cur[k]);
+            fr[k] = substep_frame(f, &st[k]->previous, &cur[k]);
             if (turn) idle_at(rig, st[k], (double)j, &sway[k]);
+            if (nc && f < 1.0f)
+                capsules_at(nc, f, dyn_state_capsules(st[k]), &cur_caps[(size_t)k * nc],
+                            &caps[(size_t)k * nc]);
         }
-        fn(rig, chain, fr, turn, h, floor_on, floor_y,
+        /* at the call's instant (a call of one whole step: the usual case) the capsules are
+         * this call's, used as they are */
+        const dyn_capsule_pose *at = !nc ? NULL : f < 1.0f ? caps : cur_caps;
+        fn(rig, chain, fr, turn, at, h, floor_on, floor_y,
            j == s->steps && s->lag == 0.0f ? out : NULL);
     }
     if (s->steps == 0 || s->lag > 0.0f) {
@@ -255,11 +290,12 @@ static void advance(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, sinew_
             memcpy(chain[k], st[k]->data, 10u * n * sizeof(float));
             if (turn) idle_at(rig, st[k], (double)s->steps + (double)(s->lag / h), &sway[k]);
         }
-        fn(rig, chain, cur, turn, s->lag, floor_on, floor_y, out);
+        fn(rig, chain, cur, turn, nc ? cur_caps : NULL, s->lag, floor_on, floor_y, out);
     }
     for (int k = 0; k < width; k++) {
         st[k]->idle_steps = idle_clock(rig, st[k]->idle_steps, s->steps);
         st[k]->previous = cur[k];
+        if (nc) memcpy(dyn_state_capsules(st[k]), &cur_caps[(size_t)k * nc], nc * sizeof *caps);
         st[k]->lag = s->lag;
         guard_step(rig, st[k], &cur[k], out[k]);
     }
@@ -277,6 +313,10 @@ sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err)
     int floor_on;
     float floor_y;
     job_floor(job, &floor_on, &floor_y);
+    dyn_capsule_pose caps[SINEW_DYN_MAX_CAPSULES + 1]; /* + padding */
+    const uint32_t nc = rig->capsule_count;
+    capsules_now(rig, job->world, caps);
+    if (nc) caps[nc] = (dyn_capsule_pose){{0, 0, 0}, {0, 0, 0}}; /* the padding */
 
     if (st->placed && !(prm->disable & SINEW_DYN_NO_TELEPORT) &&
         !(sinew_vec3_distance(st->previous.position, cur.position) <= prm->teleport_distance))
@@ -286,15 +326,16 @@ sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err)
         float *chain = st->data;
         sinew_quat sway;
         if (prm->idle > 0.0f) idle_at(rig, st, 0.0, &sway);
-        dyn_substep_lanes1(rig, &chain, &cur, prm->idle > 0.0f ? &sway : NULL, 0.0f, floor_on,
-                           floor_y, &out);
+        dyn_substep_lanes1(rig, &chain, &cur, prm->idle > 0.0f ? &sway : NULL, nc ? caps : NULL,
+                           0.0f, floor_on, floor_y, &out);
         st->previous = cur;
+        if (nc) memcpy(dyn_state_capsules(st), caps, nc * sizeof caps[0]);
         st->lag = 0.0f;
         guard_step(rig, st, &cur, out);
         return SINEW_OK;
     }
     const dyn_schedule s = schedule(prm, st->lag, job->dt);
-    advance(rig, &st, &out, &cur, 1, dyn_substep_lanes1, &s, job->dt, floor_on, floor_y);
+    advance(rig, &st, &out, &cur, caps, 1, dyn_substep_lanes1, &s, job->dt, floor_on, floor_y);
     return SINEW_OK;
 }
 
@@ -357,8 +398,13 @@ static void run_lanes(const sinew_dyn_step_job *j, int width, const dyn_frame *c
     int floor_on;
     float floor_y;
     job_floor(&j[0], &floor_on, &floor_y);
+    const uint32_t nc = rig->capsule_count;
+    dyn_capsule_pose caps[DYN_MAX_LANES * SINEW_DYN_MAX_CAPSULES + 1]; /* + padding */
+    for (int k = 0; k < width; k++)
+        capsules_now(rig, j[k].world, &caps[(size_t)k * nc]);
+    if (nc) caps[(size_t)width * nc] = (dyn_capsule_pose){{0, 0, 0}, {0, 0, 0}}; /* the padding */
     const dyn_schedule s = schedule(&rig->params, st[0]->lag, j[0].dt);
-    advance(rig, st, out, cur, width, lanes_fn(width), &s, j[0].dt, floor_on, floor_y);
+    advance(rig, st, out, cur, caps, width, lanes_fn(width), &s, j[0].dt, floor_on, floor_y);
 }
 
 /* Asks the cache for the committed states (header, p, v, bends) of the next `width` jobs

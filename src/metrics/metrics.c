@@ -250,3 +250,63 @@ void sinew_metrics_dominated_by(const sinew_model *model, const int32_t *joints,
             if (joints[k] == dominant) out[v] = 1;
     }
 }
+
+/* The mean length of a matrix's three axes. */
+static float axis_scale(const sinew_mat4 *m)
+{
+    float sum = 0.0f;
+    for (int c = 0; c < 3; c++)
+        sum += sqrtf(m->m[c * 4] * m->m[c * 4] + m->m[c * 4 + 1] * m->m[c * 4 + 1] +
+                     m->m[c * 4 + 2] * m->m[c * 4 + 2]);
+    return sum * (1.0f / 3.0f);
+}
+
+sinew_result sinew_metrics_capsule_share(const sinew_model *model, const sinew_clip *clip,
+                                         uint32_t samples, const uint8_t *selected,
+                                         const sinew_dyn_capsule *capsules, uint32_t capsule_count,
+                                         sinew_capsule_share *out, sinew_error *err)
+{
+    memset(out, 0, sizeof *out);
+    for (uint32_t c = 0; c < capsule_count; c++)
+        if (capsules[c].node_a < 0 || (uint32_t)capsules[c].node_a >= model->node_count ||
+            capsules[c].node_b < 0 || (uint32_t)capsules[c].node_b >= model->node_count)
+            return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                                   "capsule share: capsule %u has a node outside 0..%u", c,
+                                   model->node_count - 1);
+    if (!samples) samples = 24;
+    const sinew_allocator *al = &model->allocator;
+    /* each capsule at the current moment: its ends and its radius in world units */
+    sinew_vec3 *ends = sinew_alloc(al, 2 * (size_t)capsule_count + 1, sizeof *ends);
+    float *radius = sinew_alloc(al, (size_t)capsule_count + 1, sizeof *radius);
+    skinner s;
+    sinew_result r = ends && radius ? skinner_init(&s, model, err)
+                                    : sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY,
+                                                      "capsule share: out of memory");
+    for (uint32_t k = 0; r == SINEW_OK && k < samples; k++) {
+        skinner_at(&s, clip, k, samples);
+        for (uint32_t c = 0; c < capsule_count; c++) {
+            const int32_t joint = model->nodes[capsules[c].node_a].joint;
+            const int skinned = joint >= 0 && (uint32_t)joint < model->skin.joint_count;
+            radius[c] = capsules[c].radius * (skinned ? axis_scale(&s.skin[joint]) : 1.0f);
+            ends[2 * c + 1] = sinew_mat4_translation(&s.world[capsules[c].node_b]);
+            ends[2 * c] = sinew_vec3_lerp(sinew_mat4_translation(&s.world[capsules[c].node_a]),
+                                          ends[2 * c + 1], capsules[c].start);
+        }
+        for (uint32_t v = 0; v < model->mesh.vertex_count; v++) {
+            if (!selected || !selected[v]) continue;
+            out->samples++;
+            float depth = 0.0f; /* a vertex inside two capsules (at a knee) counts once */
+            for (uint32_t c = 0; c < capsule_count; c++) {
+                const float d = sinew_segment_distance(s.pos[v], ends[2 * c], ends[2 * c + 1]);
+                if (d < radius[c]) depth = fmaxf(depth, 1.0f - d / radius[c]);
+            }
+            if (depth > 0.0f) out->inside++;
+            out->deepest = fmaxf(out->deepest, depth);
+        }
+    }
+    if (ends && radius && r == SINEW_OK) skinner_free(&s);
+    sinew_free(al, ends);
+    sinew_free(al, radius);
+    out->share = out->samples ? (float)((double)out->inside / (double)out->samples) : 0.0f;
+    return r;
+}

@@ -26,6 +26,7 @@ void sinew_tail_result_free(sinew_tail_result *r)
     sinew_model_free(r->input);
     sinew_free(&al, r->bakes);
     sinew_free(&al, r->clips);
+    sinew_free(&al, r->legs);
     memset(r, 0, sizeof *r);
 }
 
@@ -50,9 +51,21 @@ static sinew_result bake_pair_chain(sinew_document *doc, sinew_model *model,
             return sinew_error_set(err, SINEW_ERR_INTERNAL, "%s: %s is not in the model",
                                    chain->wing ? "wings" : "ears", chain->bones[b].name);
     const uint32_t links = chain->bone_count - 1; /* the last bone is the unweighted end */
-    const sinew_dyn_chain_desc desc = {nodes, links, nodes[links]};
+    const sinew_dyn_chain_desc desc = {nodes, links, nodes[links], NULL, 0};
     return chain->wing ? sinew_bake_wing(doc, model, &desc, options, err)
                        : sinew_bake_ear(doc, model, &desc, options, err);
+}
+
+/* The body's capsules for the bake: a skeleton whose landmarks cannot be found (no legs, no
+ * pelvis) has none, which is no error for the job; running out of memory is. */
+static sinew_result body_capsules(const sinew_model *model, sinew_dyn_capsule *out, uint32_t *count,
+                                  sinew_error *err)
+{
+    sinew_error local;
+    sinew_result r = sinew_body_capsules(model, out, SINEW_DYN_MAX_CAPSULES, count, NULL, &local);
+    if (r == SINEW_ERR_OUT_OF_MEMORY) return sinew_error_set(err, r, "%s", local.message);
+    if (r != SINEW_OK) *count = 0;
+    return SINEW_OK;
 }
 
 /* Edits `doc` with `plan` (bones, weights, a note), rebuilds its model into *model and, when
@@ -76,12 +89,22 @@ static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
      * node indices and the bake writes into exactly what will be saved. */
     const sinew_model_options model_options = {.allocator = o->allocator};
     if (r == SINEW_OK) r = sinew_model_from_document(doc, &model_options, model, err);
+    /* The body's colliders of the rebuilt model (its node indices), unless the caller brought
+     * capsules or switched them off; the bake uses them on the chains that need them. */
+    sinew_bake_options bo = o->bake;
+    sinew_dyn_capsule capsules[SINEW_DYN_MAX_CAPSULES];
+    if (r == SINEW_OK && bake && !bo.capsules && bo.colliders != SINEW_BAKE_COLLIDERS_OFF) {
+        uint32_t count = 0;
+        r = body_capsules(*model, capsules, &count, err);
+        bo.capsules = count ? capsules : NULL;
+        bo.capsule_count = count;
+    }
     /* The tail chain (found by name) and each wing and ear with its own springs. */
     if (r == SINEW_OK && bake && tail_chains(plan))
-        r = sinew_bake_all(doc, *model, &o->bake, bakes, err);
+        r = sinew_bake_all(doc, *model, &bo, bakes, err);
     for (uint32_t c = 0; r == SINEW_OK && bake && c < plan->chain_count; c++)
         if (plan->chains[c].wing || plan->chains[c].ear)
-            r = bake_pair_chain(doc, *model, &plan->chains[c], &o->bake, err);
+            r = bake_pair_chain(doc, *model, &plan->chains[c], &bo, err);
     return r;
 }
 
@@ -570,6 +593,44 @@ static sinew_result drop_chains(const sinew_tail_options *o, sinew_tail_result *
     return sinew_rig_build_chain(res->input, &o->rig, &res->report, &res->plan, err);
 }
 
+/* The chained skin inside the hind legs' capsules over every clip of the result. */
+static sinew_result leg_shares(sinew_tail_result *res, uint32_t samples, sinew_error *err)
+{
+    sinew_dyn_capsule capsules[SINEW_DYN_MAX_CAPSULES];
+    uint32_t count = 0, legs = 0;
+    sinew_error local;
+    sinew_result r =
+        sinew_body_capsules(res->model, capsules, SINEW_DYN_MAX_CAPSULES, &count, &legs, &local);
+    if (r == SINEW_ERR_OUT_OF_MEMORY) return sinew_error_set(err, r, "%s", local.message);
+    if (r != SINEW_OK || !legs) return SINEW_OK; /* no legs: nothing to be inside */
+    res->legs = sinew_alloc(&res->allocator, res->model->clip_count + 1, sizeof *res->legs);
+    if (!res->legs) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+    res->leg_capsules = legs;
+    /* The chained skin: the vertices a chain's bone dominates (the body skin round a root that
+     * the chain re-weights too, its collar, is the body's and may lie on a thigh). */
+    const sinew_model *m = res->model;
+    uint8_t *chain_joint = sinew_alloc(&res->allocator, m->skin.joint_count + 1, 1);
+    uint8_t *chained = sinew_alloc(&res->allocator, m->mesh.vertex_count + 1, 1);
+    if (!chain_joint || !chained)
+        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+    for (uint32_t j = 0; r == SINEW_OK && j < m->skin.joint_count; j++) {
+        const char *name = m->nodes[m->skin.joints[j].node].name;
+        for (uint32_t c = 0; name && c < res->plan.chain_count; c++)
+            for (uint32_t b = 0; b < res->plan.chains[c].bone_count; b++)
+                if (!strcmp(name, res->plan.chains[c].bones[b].name)) chain_joint[j] = 1;
+    }
+    for (uint32_t v = 0; r == SINEW_OK && v < m->mesh.vertex_count; v++) {
+        const uint16_t j = m->mesh.influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
+        chained[v] = j < m->skin.joint_count && chain_joint[j];
+    }
+    for (uint32_t c = 0; r == SINEW_OK && c < m->clip_count; c++)
+        r = sinew_metrics_capsule_share(m, &m->clips[c], samples, chained, capsules, legs,
+                                        &res->legs[c], err);
+    sinew_free(&res->allocator, chain_joint);
+    sinew_free(&res->allocator, chained);
+    return r;
+}
+
 sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *options,
                             sinew_tail_result *res, sinew_error *err)
 {
@@ -668,6 +729,7 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
     }
     r = apply_plan(doc, input, &res->plan, &o, bake, &res->model, res->bakes, err);
     res->baked = r == SINEW_OK && bake && res->plan.chain_count;
+    if (r == SINEW_OK && res->baked) r = leg_shares(res, o.guard_samples, err);
     if (r == SINEW_OK && o.vrm_springs && tail_chains(&res->plan)) {
         r = sinew_vrm_fit_chain(res->model, o.bake.params, &res->vrm_fit, err);
         if (r == SINEW_OK) r = sinew_vrm_apply_document(doc, res->model, &res->vrm_fit, err);

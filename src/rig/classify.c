@@ -298,25 +298,16 @@ static const char *joint_name(const sinew_model *m, int32_t j)
     return n ? n : "(unnamed)";
 }
 
-static int name_says_tail(const char *name)
-{
-    for (const char *p = name; p && p[0]; p++)
-        if (tolower((unsigned char)p[0]) == 't' && tolower((unsigned char)p[1]) == 'a' &&
-            tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'l')
-            return 1;
-    return 0;
-}
-
 /* The root of a tail the skeleton already has: a deforming joint named "tail" in a branch of
  * the pelvis (or its ancestors) that is no leg, whose parent is not itself such a joint. */
 static int32_t find_rigged_tail(const sinew_rig_analysis *a, const sinew_model *m)
 {
     for (uint32_t j = 0; j < a->joint_count; j++) {
-        if (!a->deforms[j] || !name_says_tail(joint_name(m, (int32_t)j))) continue;
+        if (!a->deforms[j] || !rig_name_says_tail(joint_name(m, (int32_t)j))) continue;
         uint8_t rg = a->regions[j];
         if (rg == SINEW_RIG_REGION_HEAD || rg == SINEW_RIG_REGION_THIGH) continue;
         int32_t p = rig_parent_joint(m, j);
-        if (p >= 0 && name_says_tail(joint_name(m, p))) continue;
+        if (p >= 0 && rig_name_says_tail(joint_name(m, p))) continue;
         return (int32_t)j;
     }
     return -1;

@@ -46,6 +46,15 @@ int32_t rig_parent_joint(const sinew_model *m, uint32_t j)
     return -1;
 }
 
+int rig_name_says_tail(const char *name)
+{
+    for (const char *p = name; p && p[0]; p++)
+        if (tolower((unsigned char)p[0]) == 't' && tolower((unsigned char)p[1]) == 'a' &&
+            tolower((unsigned char)p[2]) == 'i' && tolower((unsigned char)p[3]) == 'l')
+            return 1;
+    return 0;
+}
+
 uint32_t rig_mark_deforming(const sinew_model *m, uint8_t *deforms)
 {
     const uint32_t n = m->skin.joint_count;
@@ -230,8 +239,8 @@ static void find_legs(const sinew_model *m, tree *t, float ground, float span)
  * further apart across the body than along it: a rigged tail hanging to the ground has no
  * partner), the pair farthest from the head; without a head, the pair furthest apart across
  * up. */
-static void pick_thighs(const tree *t, uint32_t P, int32_t head, sinew_vec3 up, int32_t *la,
-                        int32_t *lb)
+static void pick_thighs(const sinew_model *m, const tree *t, uint32_t P, int32_t head,
+                        sinew_vec3 up, int32_t *la, int32_t *lb)
 {
     *la = *lb = -1;
     sinew_vec3 fwd = sinew_vec3_make(0, 0, 0);
@@ -244,6 +253,12 @@ static void pick_thighs(const tree *t, uint32_t P, int32_t head, sinew_vec3 up, 
         for (uint32_t k = i + 1; k < t->first[P + 1]; k++) {
             uint32_t a = t->kids[i], b = t->kids[k];
             if (!t->leg_of_parent[a] || !t->leg_of_parent[b]) continue;
+            /* A branch named tail is no thigh: a rigged tail down to the floor (a mouse's,
+             * after `sinew tail`) reaches as low as a leg and, its root beside a thigh's, would
+             * pass for the pair's other leg. */
+            if (rig_name_says_tail(m->nodes[m->skin.joints[a].node].name) ||
+                rig_name_says_tail(m->nodes[m->skin.joints[b].node].name))
+                continue;
             sinew_vec3 d = sinew_vec3_sub(t->pos[b], t->pos[a]);
             d = sinew_vec3_madd(d, up, -sinew_vec3_dot(d, up));
             float along = fabsf(sinew_vec3_dot(d, fwd));
@@ -503,15 +518,15 @@ sinew_result sinew_rig_find_landmarks(const sinew_model *m, sinew_rig_landmarks 
     }
     int32_t la, lb;
     if (head >= 0) {
-        pick_thighs(&t, P, head, out->up, &la, &lb);
+        pick_thighs(m, &t, P, head, out->up, &la, &lb);
     } else {
         /* The lateral axis orders the path to the head, and the thighs give it. */
-        pick_thighs(&t, P, -1, out->up, &la, &lb);
+        pick_thighs(m, &t, P, -1, out->up, &la, &lb);
         sinew_vec3 lateral = sinew_vec3_make(1, 0, 0);
         if (la >= 0 && lb >= 0)
             lateral = sinew_vec3_normalize_or(sinew_vec3_sub(t.pos[lb], t.pos[la]), lateral);
         head = head_by_shape(&t, deforms, P, lateral, span);
-        if (head >= 0) pick_thighs(&t, P, head, out->up, &la, &lb);
+        if (head >= 0) pick_thighs(m, &t, P, head, out->up, &la, &lb);
     }
     out->head = head;
     /* Spine: the path from the pelvis (excluded) up to the head (excluded). */

@@ -195,5 +195,7 @@ static inline sinew_vec3 rig_joint_position(const sinew_model *m, uint32_t j)
 
 /* Nearest joint ancestor (skin joint index) of skin joint j, or -1. */
 int32_t rig_parent_joint(const sinew_model *m, uint32_t j);
+/* 1 when a joint's name says tail ("tail" anywhere, any case: Tail_1, b_Tail01, tail.003). */
+int rig_name_says_tail(const char *name);
 
 #endif

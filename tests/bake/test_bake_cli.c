@@ -350,6 +350,45 @@ static void test_tail_json_holds_the_bake_table(void **state)
     test_run(NULL, 0, "rm -rf '%s'", dir);
 }
 
+/* --colliders: a value other than on or off is a usage error naming the option; on the mouse
+ * (a floor-length tail, which the leg finder must not take for a leg) `sinew bake --colliders
+ * on` keeps the tail out of the body's capsules and says so, `sinew tail --colliders off` does
+ * not, and `sinew stretch --json` reports the tail skin inside the legs with the capsules it
+ * measured against, the two legs' and none on the tail. */
+static void test_colliders_option(void **state)
+{
+    (void)state;
+    char dir[256], in[512], tailed[512], out[512], log[16384];
+    assert_non_null(test_tmpdir(dir, sizeof dir));
+    snprintf(in, sizeof in, "%s/mouse.glb", dir);
+    snprintf(tailed, sizeof tailed, "%s/tailed.glb", dir);
+    snprintf(out, sizeof out, "%s/out.glb", dir);
+    write_mouse(in, 0);
+    assert_int_equal(test_run(log, sizeof log, "'%s' tail '%s' -o '%s' --colliders maybe",
+                              test_sinew_bin(), in, tailed),
+                     2);
+    assert_non_null(strstr(log, "--colliders must be on or off, not 'maybe'"));
+    assert_false(test_file_exists(tailed));
+    assert_int_equal(test_run(log, sizeof log, "'%s' tail '%s' -o '%s' --colliders off",
+                              test_sinew_bin(), in, tailed),
+                     0);
+    assert_null(strstr(log, "colliders: the tail kept out of"));
+    assert_int_equal(test_run(log, sizeof log, "'%s' bake '%s' -o '%s' --colliders on",
+                              test_sinew_bin(), tailed, out),
+                     0);
+    assert_non_null(strstr(log, "colliders: the tail kept out of"));
+    assert_int_equal(test_run(log, sizeof log, "'%s' bake '%s' -o '%s' --colliders",
+                              test_sinew_bin(), tailed, out),
+                     2);
+    assert_int_equal(
+        test_run(log, sizeof log, "'%s' stretch '%s' --json --samples 4", test_sinew_bin(), out),
+        0);
+    assert_non_null(strstr(log, "\"in_legs\""));
+    assert_non_null(strstr(log, "\"LeftUpLeg\""));
+    assert_non_null(strstr(log, "\"RightUpLeg\""));
+    assert_null(strstr(log, "\"Tail_"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -358,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_idle_sway),
         cmocka_unit_test(test_bake_json_holds_the_table),
         cmocka_unit_test(test_tail_json_holds_the_bake_table),
+        cmocka_unit_test(test_colliders_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,7 +28,11 @@ const char *bake_cli_options_help =
     "  --idle DEG        idle sway: a slow seeded swing of the rest arc, its chord (root\n"
     "                    to tip) turning by up to DEG, so a standing tail lives; its\n"
     "                    frequencies fit each clip's loop; 0 to 45 (default 0: off)\n"
-    "  --idle-seed N     seed of the idle sway, 0 to 4294967295 (default 0)\n";
+    "  --idle-seed N     seed of the idle sway, 0 to 4294967295 (default 0)\n"
+    "  --colliders on|off  keep the chains out of capsules along the hind legs and the\n"
+    "                    torso, each as thick as the skin its bone dominates (default: on for\n"
+    "                    wings, and for a tail whose --carry is below 50 or whose\n"
+    "                    --rest-curve is above 0; off for other tails)\n";
 
 /* A spring option and the sinew_dyn_params field it sets, in the unit the library shows that
  * field in (sinew_dyn_param_unit: degrees for angles). The values it accepts are checked
@@ -129,6 +133,31 @@ int bake_cli_parse_option(const char *command, int argc, char **argv, int *i,
         if (!strcmp(arg, options[k].name))
             return parse_value(command, &options[k], argc, argv, i, params);
     return 0;
+}
+
+int bake_cli_parse_colliders(const char *command, int argc, char **argv, int *i,
+                             sinew_bake_colliders *colliders)
+{
+    if (strcmp(argv[*i], "--colliders") != 0) return 0;
+    const char *v = cli_option_value(command, argc, argv, i);
+    if (!v) return -1;
+    if (!strcmp(v, "on"))
+        *colliders = SINEW_BAKE_COLLIDERS_ON;
+    else if (!strcmp(v, "off"))
+        *colliders = SINEW_BAKE_COLLIDERS_OFF;
+    else
+        return cli_usage_error(command, "--colliders must be on or off, not '%s'", v), -1;
+    return 1;
+}
+
+void bake_cli_print_colliders(const sinew_model *model, const sinew_bake_track *summaries)
+{
+    for (uint32_t c = 0; c < model->clip_count; c++)
+        if (summaries[c].capsule_count) {
+            printf("  colliders: the tail kept out of %u body capsules (hind legs and torso)\n",
+                   summaries[c].capsule_count);
+            return;
+        }
 }
 
 int bake_cli_check(const char *command, const sinew_dyn_params *params)

@@ -18,6 +18,16 @@ extern const char *bake_cli_options_help;
 int bake_cli_parse_option(const char *command, int argc, char **argv, int *i,
                           sinew_dyn_params *params);
 
+/* Parses --colliders on|off at argv[*i] into *colliders (which starts at
+ * SINEW_BAKE_COLLIDERS_AUTO). Returns 1 when it took the option (advancing *i past its value),
+ * 0 when argv[*i] is another option, -1 after printing a usage error. */
+int bake_cli_parse_colliders(const char *command, int argc, char **argv, int *i,
+                             sinew_bake_colliders *colliders);
+
+/* Prints which chains the bake kept out of the body's capsules: one line when any track used
+ * them (the clips' tracks agree: one rig per chain), nothing otherwise. */
+void bake_cli_print_colliders(const sinew_model *model, const sinew_bake_track *summaries);
+
 /* After every option is parsed: checks `params` with the library (sinew_dyn_params_check:
  * each field's range, and a frequency the step cannot integrate stably at that damping),
  * whose message is in the options' units. Returns 0 when they are fine, else prints a usage

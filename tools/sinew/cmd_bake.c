@@ -9,6 +9,7 @@
 #include "safe_text.h"
 #include "commands.h"
 #include "sinew/document.h"
+#include "sinew/pipeline.h"
 
 static const char *usage =
     "usage: sinew bake IN -o OUT [--key-degrees D] [spring options] [--vrm-springs] [--meshopt]\n"
@@ -79,10 +80,14 @@ int cmd_bake(int argc, char **argv)
     float key_degrees = 0;
     sinew_dyn_params params;
     memset(&params, 0, sizeof params);
+    sinew_bake_colliders colliders = SINEW_BAKE_COLLIDERS_AUTO;
+    sinew_dyn_capsule capsules[SINEW_DYN_MAX_CAPSULES];
+    uint32_t capsule_count = 0;
     sinew_write_options wopt = {0};
     for (int i = 1; i < argc; i++) {
         if (cli_parse_write_option(argv[i], &wopt)) continue;
         int took = bake_cli_parse_option("bake", argc, argv, &i, &params);
+        if (!took) took = bake_cli_parse_colliders("bake", argc, argv, &i, &colliders);
         if (took < 0) return CLI_EXIT_USAGE;
         if (took) continue;
         if (cli_is_help(argv[i])) {
@@ -135,7 +140,17 @@ int cmd_bake(int argc, char **argv)
     sinew_bake_options options = {0};
     options.params = &params;
     options.key_degrees = key_degrees;
-    if (!summaries) {
+    options.colliders = colliders;
+    /* the body's capsules (none when its legs and pelvis cannot be found) */
+    sinew_result found = colliders == SINEW_BAKE_COLLIDERS_OFF
+                             ? SINEW_ERR_NOT_FOUND
+                             : sinew_body_capsules(model, capsules, SINEW_DYN_MAX_CAPSULES,
+                                                   &capsule_count, NULL, &err);
+    if (found == SINEW_OK) {
+        options.capsules = capsule_count ? capsules : NULL;
+        options.capsule_count = capsule_count;
+    }
+    if (!summaries || found == SINEW_ERR_OUT_OF_MEMORY) {
         sinew_error_set(&err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
         code = cli_report_file("bake", in, &err);
     } else if ((tail = bake_tail(doc, model, &options, summaries, &err)) < 0 ||
@@ -160,6 +175,7 @@ int cmd_bake(int argc, char **argv)
                wings ? (tail ? " and wings" : " (wings") : "",
                ears ? (tail || wings ? " and ears" : " (ears") : "", wings || ears ? ")" : "");
         if (tail) bake_cli_print(model, summaries);
+        if (tail) bake_cli_print_colliders(model, summaries);
         if (vrm) bake_cli_print_vrm(model, &fit);
     }
 done:

@@ -12,6 +12,7 @@
 #include "tail_cli.h"
 #include "sinew/document.h"
 #include "sinew/metrics.h"
+#include "sinew/pipeline.h"
 
 static const char *usage =
     "usage: sinew stretch FILE [--clip NAME] [--samples N] [--part WORD] [--json] [--compare]\n"
@@ -20,6 +21,9 @@ static const char *usage =
     "length at N evenly spaced moments (default 24). Tail edges (both ends dominated by a joint\n"
     "whose name contains \"tail\", any case) are reported apart from body edges, the reference\n"
     "for normal skinning distortion. An edge above 1.5 or below 0.67 counts as torn.\n"
+    "The \"in legs\" row is the share of those joints' skin (vertex x moment samples) that\n"
+    "lies inside a hind leg's collider: a capsule along each leg bone, as thick as the\n"
+    "median distance of the skin that bone dominates (see docs/appendages.md).\n"
     "\n"
     "  --clip NAME    one clip (default: every clip)\n"
     "  --part WORD    report the edges of joints whose name contains WORD (any case) instead\n"
@@ -122,7 +126,24 @@ int cmd_stretch(int argc, char **argv)
     }
     uint8_t *tail = calloc(model->mesh.vertex_count + 1, 1);
     uint32_t tail_joints = tail ? cli_mark_named_skin(model, part, tail) : 0;
+    sinew_dyn_capsule capsules[SINEW_DYN_MAX_CAPSULES];
+    uint32_t capsule_count = 0, legs = 0;
+    /* a skeleton without legs has no leg colliders: its row is left out */
+    if (tail_joints && sinew_body_capsules(model, capsules, SINEW_DYN_MAX_CAPSULES, &capsule_count,
+                                           &legs, &err) != SINEW_OK)
+        legs = 0;
     cJSON *root = cJSON_CreateObject(), *clips = cJSON_AddArrayToObject(root, "clips");
+    cJSON *caps = cJSON_AddArrayToObject(root, "leg_capsules");
+    for (uint32_t c = 0; c < legs; c++) {
+        cJSON *o = cJSON_CreateObject();
+        const char *a = model->nodes[capsules[c].node_a].name,
+                   *b = model->nodes[capsules[c].node_b].name;
+        cJSON_AddStringToObject(o, "from", a ? a : "");
+        cJSON_AddStringToObject(o, "to", b ? b : "");
+        cJSON_AddNumberToObject(o, "radius", capsules[c].radius);
+        cJSON_AddNumberToObject(o, "start", capsules[c].start);
+        cJSON_AddItemToArray(caps, o);
+    }
     cJSON_AddStringToObject(root, "file", file);
     cJSON_AddNumberToObject(root, "tail_joints", tail_joints);
     if (!json) {
@@ -142,17 +163,29 @@ int cmd_stretch(int argc, char **argv)
             code = cli_report_file("stretch", file, &err);
             break;
         }
+        sinew_capsule_share in_legs = {0};
+        if (legs && sinew_metrics_capsule_share(model, &model->clips[c], (uint32_t)samples, tail,
+                                                capsules, legs, &in_legs, &err) != SINEW_OK) {
+            code = cli_report_file("stretch", file, &err);
+            break;
+        }
         if (json) {
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "name", model->clips[c].name);
             cJSON_AddItemToObject(o, part, tail_cli_stretch_json(&st));
             cJSON_AddItemToObject(o, "body", tail_cli_stretch_json(&sb));
+            if (legs) cJSON_AddItemToObject(o, "in_legs", tail_cli_capsule_json(&in_legs));
             cJSON_AddItemToArray(clips, o);
         } else {
             printf("clip %s (%.2f s, %lu moments)\n", safe_text(model->clips[c].name).s,
                    (double)model->clips[c].duration, samples);
             if (tail_joints) print_row(safe_text(part).s, &st);
             print_row("body", &sb);
+            if (legs)
+                printf("  %-10s %10llu %6.2f%% of %s skin samples inside a leg (deepest %.2f "
+                       "of the radius)\n",
+                       "in legs", (unsigned long long)in_legs.inside, 100.0 * in_legs.share,
+                       safe_text(part).s, (double)in_legs.deepest);
         }
     }
     if (!tail) code = CLI_EXIT_INTERNAL;

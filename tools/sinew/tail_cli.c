@@ -79,6 +79,7 @@ static int parse_row(const char *v, uint32_t *rows, uint32_t *count)
 int tail_cli_parse_option(const char *command, int argc, char **argv, int *i, tail_cli_options *o)
 {
     int took = bake_cli_parse_option(command, argc, argv, i, &o->params);
+    if (!took) took = bake_cli_parse_colliders(command, argc, argv, i, &o->job.bake.colliders);
     if (took) return took;
     sinew_rig_options *rig = &o->job.rig;
     const char *a = argv[*i], *v;
@@ -161,6 +162,16 @@ cJSON *tail_cli_stretch_json(const sinew_stretch_stats *s)
     cJSON_AddNumberToObject(o, "max", s->max);
     cJSON_AddNumberToObject(o, "min", s->min);
     cJSON_AddNumberToObject(o, "torn_share", s->torn_share);
+    return o;
+}
+
+cJSON *tail_cli_capsule_json(const sinew_capsule_share *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "samples", (double)s->samples);
+    cJSON_AddNumberToObject(o, "inside", (double)s->inside);
+    cJSON_AddNumberToObject(o, "share", s->share);
+    cJSON_AddNumberToObject(o, "deepest", s->deepest);
     return o;
 }
 
@@ -260,6 +271,18 @@ cJSON *tail_cli_report_json(const sinew_tail_result *run, const char *in, const 
     }
     if (run->baked && run->bakes) /* the bake table's figures (a wing's bake has none) */
         cJSON_AddItemToObject(root, "bake", bake_cli_json(run->model, run->bakes));
+    /* the chained skin inside the hind legs, per clip of the result (see sinew stretch) */
+    if (run->legs) {
+        cJSON *legs = cJSON_AddObjectToObject(root, "in_legs");
+        cJSON_AddNumberToObject(legs, "capsules", run->leg_capsules);
+        cJSON_AddNumberToObject(legs, "colliders", run->bakes ? run->bakes[0].capsule_count : 0);
+        cJSON *per = cJSON_AddArrayToObject(legs, "clips");
+        for (uint32_t c = 0; c < run->model->clip_count; c++) {
+            cJSON *o = tail_cli_capsule_json(&run->legs[c]);
+            cJSON_AddStringToObject(o, "clip", run->model->clips[c].name);
+            cJSON_AddItemToArray(per, o);
+        }
+    }
     if (run->vrm)
         cJSON_AddItemToObject(root, "vrm_springs", bake_cli_vrm_json(run->model, &run->vrm_fit));
     return root;
@@ -406,7 +429,16 @@ void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
                !run->baked  ? "clips copied unchanged"
                : run->bakes ? "tail motion baked into every clip:"
                             : "wing and ear motion baked into every clip");
-    if (run->baked && run->bakes) bake_cli_print(run->model, run->bakes);
+    if (run->baked && run->bakes) {
+        bake_cli_print(run->model, run->bakes);
+        bake_cli_print_colliders(run->model, run->bakes);
+    }
+    for (uint32_t c = 0; run->legs && c < run->model->clip_count; c++)
+        if (run->legs[c].inside)
+            printf("  in legs: %s %.2f%% of the chained skin samples inside a leg (deepest "
+                   "%.2f of the radius)\n",
+                   safe_text(run->model->clips[c].name).s, 100.0 * run->legs[c].share,
+                   (double)run->legs[c].deepest);
     if (run->vrm) bake_cli_print_vrm(run->model, &run->vrm_fit);
     if (run->guarded) print_check(run);
 }

@@ -41,6 +41,8 @@ sinew_result tail_cli_run_copy(const sinew_document *doc, sinew_rig_mode mode,
 typedef struct cJSON cJSON;
 /* Edge-stretch summary as a JSON object (samples, p95, p99, max, min, torn_share). */
 cJSON *tail_cli_stretch_json(const sinew_stretch_stats *s);
+/* A capsule share (sinew_metrics_capsule_share) as JSON: samples, inside, share, deepest. */
+cJSON *tail_cli_capsule_json(const sinew_capsule_share *s);
 
 /* The legend of the findings table (for --help). */
 extern const char *tail_cli_legend;
