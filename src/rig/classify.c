@@ -92,6 +92,8 @@ const char *sinew_rig_verdict_name(sinew_rig_verdict v)
         return "merged";
     case SINEW_RIG_VERDICT_WING:
         return "wing";
+    case SINEW_RIG_VERDICT_GARMENT:
+        return "garment";
     default:
         return "invalid";
     }
@@ -735,6 +737,7 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
     if ((r = find_riders(a, m, rep, err)) != SINEW_OK) goto fail;
     a->chain_parent = tail_from >= 0 ? tail_from : rep->landmarks.pelvis;
     if ((r = own_vertices(a, m, rep, err)) != SINEW_OK) goto fail;
+    if ((r = rig_find_garments(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
     /* Weighted distance before: the rigger's weights. */
     {
         sinew_vec3 *jp = sinew_alloc(&a->alloc, a->joint_count, sizeof *jp);

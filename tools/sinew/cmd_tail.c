@@ -18,6 +18,7 @@
 static const char *usage =
     "usage: sinew tail IN -o OUT [--report R.json] [--json] [--mode chain|rigid]\n"
     "                  [--tail-from JOINT] [--piece N]... [--skip N]... [--dress-spine]\n"
+    "                  [--garment chains|leave] [--garment-chains N]\n"
     "                  [--no-bake] [--no-check] [--meshopt] [-v] [spring options]\n"
     "\n"
     "Finds the parts of the skin that no bone runs inside (walking each protrusion from its\n"

@@ -24,6 +24,8 @@ const char *tail_cli_legend =
     "                     mirrored pair: a bone chain along its span (Wing_L_*, Wing_R_*)\n"
     "             bump    at the pelvis but too short to be a tail: unchanged\n"
     "             sheet   a sheet, not a tube (a cape, a flap): unchanged\n"
+    "             garment with --garment chains, a sheet on a surface of its own (a cape, a\n"
+    "                     skirt): chains around it (Garment_<k>_*)\n"
     "             skipped would be a tail; left alone (--skip, dropped by the check, or\n"
     "                     the skeleton already has a tail)\n"
     "  verts      its vertices\n"
@@ -48,6 +50,12 @@ const char *tail_cli_options_help =
     "  --skip N           leave row N alone (repeatable)\n"
     "  --dress-spine      pieces on the back (a quiver, a sheath) get weight 1 on their bone\n"
     "                     instead of staying as the rigger left them\n"
+    "  --garment chains   a cape or skirt modelled as a surface of its own gets N chains\n"
+    "                     around it (Garment_<k>_1.., from its attach line down to its hem,\n"
+    "                     blended along and across), baked with neighbouring chains coupled\n"
+    "                     so the ring keeps its shape; default --garment leave: unchanged\n"
+    "  --garment-chains N chains around each garment, 2..16 (default: spaced as far apart as\n"
+    "                     its segments are long)\n"
     "  --no-bake          copy the clips unchanged (by default a chain's motion is simulated\n"
     "                     with the spring runtime and baked into every clip, as 'sinew bake'\n"
     "                     does: see the spring options below)\n"
@@ -100,6 +108,23 @@ int tail_cli_parse_option(const char *command, int argc, char **argv, int *i, ta
                    -1;
     } else if (!strcmp(a, "--dress-spine")) {
         rig->dress_spine = 1;
+    } else if (!strcmp(a, "--garment")) {
+        if (!(v = cli_option_value(command, argc, argv, i))) return -1;
+        if (!strcmp(v, "chains"))
+            rig->garment = SINEW_RIG_GARMENT_CHAINS;
+        else if (!strcmp(v, "leave"))
+            rig->garment = SINEW_RIG_GARMENT_LEAVE;
+        else
+            return cli_usage_error(command, "--garment must be chains or leave, not '%s'", v), -1;
+    } else if (!strcmp(a, "--garment-chains")) {
+        unsigned long n;
+        if (!(v = cli_option_value(command, argc, argv, i))) return -1;
+        if (!cli_parse_uint(v, 2, SINEW_RIG_MAX_GARMENT_CHAINS, &n))
+            return cli_usage_error(command,
+                                   "--garment-chains wants a whole number from 2 to %d, not '%s'",
+                                   SINEW_RIG_MAX_GARMENT_CHAINS, v),
+                   -1;
+        rig->garment_chains = (uint32_t)n;
     } else if (!strcmp(a, "--no-bake")) {
         o->job.no_bake = 1;
     } else if (!strcmp(a, "--no-check")) {
@@ -115,6 +140,8 @@ int tail_cli_parse_option(const char *command, int argc, char **argv, int *i, ta
 int tail_cli_options_finish(const char *command, tail_cli_options *o)
 {
     if (bake_cli_check(command, &o->params)) return -1;
+    if (o->job.rig.garment_chains && o->job.rig.garment != SINEW_RIG_GARMENT_CHAINS)
+        return cli_usage_error(command, "--garment-chains needs --garment chains"), -1;
     o->job.rig.chain_pieces = o->pieces;
     o->job.rig.skip_pieces = o->skips;
     o->job.bake.params = &o->params;
@@ -375,11 +402,19 @@ void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
             printf(" %s", safe_text(joint_name(m, rep->landmarks.spine[i])).s);
         printf("\n");
     }
-    if (plan->chain_count || plan->changed_count)
-        printf("%u chain(s), %u vertices re-weighted; %s\n", plan->chain_count, plan->changed_count,
-               !run->baked  ? "clips copied unchanged"
-               : run->bakes ? "tail motion baked into every clip:"
-                            : "wing motion baked into every clip");
+    {
+        int wings = 0, garments = 0;
+        for (uint32_t c = 0; c < plan->chain_count; c++)
+            wings |= plan->chains[c].wing != 0, garments |= plan->chains[c].garment != 0;
+        if (plan->chain_count || plan->changed_count)
+            printf("%u chain(s), %u vertices re-weighted; %s\n", plan->chain_count,
+                   plan->changed_count,
+                   !run->baked         ? "clips copied unchanged"
+                   : run->bakes        ? "tail motion baked into every clip:"
+                   : wings && garments ? "wing and garment motion baked into every clip"
+                   : garments          ? "garment motion baked into every clip"
+                                       : "wing motion baked into every clip");
+    }
     if (run->baked && run->bakes) bake_cli_print(run->model, run->bakes);
     if (run->vrm) bake_cli_print_vrm(run->model, &run->vrm_fit);
     if (run->guarded) print_check(run);
