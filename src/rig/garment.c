@@ -367,6 +367,35 @@ static int joint_at(const garment_layout *l, const sinew_model *m, float g, floa
     return 0;
 }
 
+/* Reflection across the plane through the attach line's centre square to the lateral axis. */
+static sinew_vec3 reflect(const garment_layout *l, sinew_vec3 x)
+{
+    return sinew_vec3_madd(x, l->lateral,
+                           -2.0f * sinew_vec3_dot(l->lateral, sinew_vec3_sub(x, l->centre)));
+}
+
+/* A mirrored garment: its skin reflected across that plane lies on itself, within
+ * MIRROR_ERROR H on average. The procedural cape and skirt are mirrored to float precision
+ * (below 1e-5 H); the bound is the wings' (a pair of wings is mirrored to 1e-4 H on the shared
+ * models) and up to a tenth of a chain's spacing is safe. At most MIRROR_SAMPLES vertices are
+ * reflected, so the cost stays linear in the garment's size. */
+#define MIRROR_ERROR 0.01f
+#define MIRROR_SAMPLES 512
+static int mirrored(const garment_layout *l, const sinew_model *m, float H)
+{
+    double sum = 0;
+    uint32_t used = 0;
+    const uint32_t stride = l->count / MIRROR_SAMPLES + 1;
+    for (uint32_t i = 0; i < l->count; i += stride, used++) {
+        const sinew_vec3 x = reflect(l, m->mesh.positions[l->verts[i]]);
+        float best = FLT_MAX;
+        for (uint32_t k = 0; k < l->count; k++)
+            best = fminf(best, sinew_vec3_distance(x, m->mesh.positions[l->verts[k]]));
+        sum += best;
+    }
+    return used && sum / used <= MIRROR_ERROR * H;
+}
+
 sinew_result rig_build_garment(const sinew_rig_analysis *a, const sinew_model *m,
                                const sinew_rig_report *rep, uint32_t p,
                                const sinew_rig_options *opt, sinew_rig_plan *plan,
@@ -381,8 +410,9 @@ sinew_result rig_build_garment(const sinew_rig_analysis *a, const sinew_model *m
     if (r != SINEW_OK) return r;
     const uint32_t K = l.K, N = l.N, first = *next_joint;
     const float seg = l.length / (float)K;
+    sinew_vec3 Js[SINEW_RIG_MAX_GARMENT_CHAINS][SINEW_RIG_MAX_SEGMENTS + 1];
     for (uint32_t k = 0; k < N; k++) {
-        sinew_vec3 J[SINEW_RIG_MAX_SEGMENTS + 1];
+        sinew_vec3 *J = Js[k];
         const float uk = ((float)k + 0.5f) / (float)N;
         for (uint32_t j = 0; j <= K; j++)
             if (!joint_at(&l, m, j < K ? (float)j * seg : l.length, uk, 0.25f * seg,
@@ -391,6 +421,21 @@ sinew_result rig_build_garment(const sinew_rig_analysis *a, const sinew_model *m
                 return sinew_error_set(err, SINEW_ERR_INTERNAL,
                                        "garment: no skin near chain %u's joint %u", k + 1, j);
             }
+    }
+    /* A garment that is its own mirror image across the body's middle gets chains that are
+     * too: chain k and chain N-1-k (u and 1 - u) are made exact reflections (each the mean of
+     * itself and its partner's reflection). The geodesic walk follows the mesh's edges, and a
+     * mirrored surface is seldom triangulated as its mirror image, so the bands of g lean a
+     * little to one side (the procedural cape's outer chains by 0.007 H). */
+    if (mirrored(&l, m, rep->scale))
+        for (uint32_t k = 0; k <= N - 1 - k; k++) /* the middle chain onto the plane */
+            for (uint32_t j = 0; j <= K; j++) {
+                const sinew_vec3 a0 = Js[k][j], b0 = Js[N - 1 - k][j];
+                Js[k][j] = sinew_vec3_scale(sinew_vec3_add(a0, reflect(&l, b0)), 0.5f);
+                Js[N - 1 - k][j] = reflect(&l, Js[k][j]);
+            }
+    for (uint32_t k = 0; k < N; k++) {
+        const sinew_vec3 *J = Js[k];
         for (uint32_t j = 0; j < K; j++)
             if (!(sinew_vec3_distance(J[j], J[j + 1]) > 1e-6f * rep->scale)) {
                 layout_free(a, &l);

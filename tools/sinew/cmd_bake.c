@@ -19,7 +19,10 @@ static const char *usage =
     "looping clip runs silently until the tail's state returns to where it began, so the loop\n"
     "closes; a non-looping clip starts settled in its first pose. Wing chains (Wing_L_*,\n"
     "Wing_R_*, from 'sinew tail') are baked too, with a wing's stiffer springs, resting as\n"
-    "modelled, without floor (the options below set the tail's). No other channel changes.\n"
+    "modelled, without floor (the options below set the tail's). Garment chains (Garment_<k>_*,\n"
+    "from 'sinew tail --garment chains') are baked with every clip, each garment's chains\n"
+    "stepped together and neighbouring chains held at their rest distances (a skirt's as a\n"
+    "closed ring), resting as modelled. No other channel changes.\n"
     "OUT is .glb, or .gltf when its name says so. IN is never modified.\n\n"
     "  --key-degrees D   each joint keeps only the keys a player needs to play its rotations\n"
     "                    within D degrees of the track keyed at every step (first and last\n"
@@ -83,7 +86,7 @@ int cmd_bake(int argc, char **argv)
     sinew_model *model = NULL;
     sinew_bake_track *summaries = NULL;
     int code = CLI_EXIT_OK, tail = 0;
-    uint32_t wings = 0;
+    uint32_t wings = 0, garments = 0;
     sinew_vrm_fit fit;
     cli_output outs[1] = {{"-o", out, NULL, 0, CLI_FORMAT_GLTF}};
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK ||
@@ -101,9 +104,10 @@ int cmd_bake(int argc, char **argv)
         sinew_error_set(&err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
         code = cli_report_file("bake", in, &err);
     } else if ((tail = bake_tail(doc, model, &options, summaries, &err)) < 0 ||
-               sinew_bake_wings(doc, model, &options, &wings, &err) != SINEW_OK) {
+               sinew_bake_wings(doc, model, &options, &wings, &err) != SINEW_OK ||
+               sinew_bake_garments(doc, model, &options, &garments, &err) != SINEW_OK) {
         code = cli_report_file("bake", in, &err);
-    } else if (!tail && !wings) {
+    } else if (!tail && !wings && !garments) {
         /* Neither: the tail's own message (no Tail_1..Tail_K joints) says what is missing. */
         sinew_bake_all(doc, model, &options, NULL, &err);
         code = cli_report_file("bake", in, &err);
@@ -113,8 +117,14 @@ int cmd_bake(int argc, char **argv)
                    SINEW_OK) {
         code = cli_report_file("bake", in, &err);
     } else if ((code = cli_outputs_write("bake", outs, 1)) == CLI_EXIT_OK) {
+        /* What was baked beside the tail, as "(tail and wings)", "(garments)", ... */
+        char what[64] = "";
+        if (wings || garments)
+            snprintf(what, sizeof what, " (%s%s%s%s)", tail ? "tail and " : "",
+                     wings ? "wings" : "", wings && garments ? " and " : "",
+                     garments ? "garments" : "");
         printf("%s: baked %u clips -> %s%s\n", safe_text(in).s, model->clip_count, safe_text(out).s,
-               wings ? (tail ? " (tail and wings)" : " (wings)") : "");
+               what);
         if (tail) bake_cli_print(model, summaries);
         if (vrm) bake_cli_print_vrm(model, &fit);
     }
