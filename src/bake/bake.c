@@ -82,12 +82,15 @@ static sinew_result clip_key_count(const sinew_clip *clip, float rate, uint32_t 
  * the ring keeps its shape (see sinew_bake_garment): COUPLING_PASSES Gauss-Seidel passes over
  * the pairs, each taking COUPLING_SHARE of a pair's error in its length (half to each
  * particle) and the same share of their closing speed along it, as the runtime's rope drops
- * radial speed, so the pull does not ring. Measured on the procedural skirt (10 chains
- * around) and cape (4 across) over their Walk, Sprint, Crouch and Idle: see
- * docs/appendages.md, "Garments", for the figures with and without; 2 to 8 passes of 0.3 to
- * 0.7 hold the rows within a few percent of their rest spacing. */
+ * radial speed, so the pull does not ring. Measured on the procedural skirt (10 chains around)
+ * and cape (4 across) over their four clips, as the largest change of a neighbouring joint's
+ * spacing from rest (tests/rig/test_rig_garments.c; 118% and 59% with the chains baked one by
+ * one): 1 pass of 0.5 leaves 17% on the cape and tears the skirt's Crouch (p99 1.40 against
+ * its body's 1.32); 2 of 0.5, 26% and 9%; 4 of 0.5, 11% and 5%; 4 of 0.7, 8% and 3%; 8 of
+ * 0.7, 8% and 2%. Any 2 to 8 passes of 0.5 to 1 keep every clip within the stretch bars
+ * (skirt Crouch p99 1.12-1.22, torn <= 0.1%); the passes cost nothing beside the steps. */
 #define COUPLING_PASSES 4
-#define COUPLING_SHARE 0.5f
+#define COUPLING_SHARE 0.7f
 
 /* Everything one bake works on: private to the call, never shared with a caller's pose. One
  * state per chain; the chains of a garment step together and are coupled after each step. */

@@ -230,6 +230,10 @@ static cJSON *report_json(const sinew_tail_result *run, const char *in, const ch
             cJSON_AddNumberToObject(o, "wing_partner", pc->wing_partner);
             cJSON_AddStringToObject(o, "wing_side", pc->wing_side > 0 ? "left" : "right");
         }
+        if (pc->verdict == SINEW_RIG_VERDICT_GARMENT) {
+            cJSON_AddNumberToObject(o, "garment_chains", pc->garment_chains);
+            cJSON_AddStringToObject(o, "garment_shape", pc->garment_ring ? "ring" : "sheet");
+        }
         cJSON_AddNumberToObject(o, "length", pc->length);
         cJSON_AddNumberToObject(o, "radius", pc->radius);
         cJSON_AddNumberToObject(o, "elongation", pc->elongation);
