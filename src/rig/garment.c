@@ -36,20 +36,23 @@
 #include <string.h>
 
 /* A garment reaches at least this far down its surface, in H: the procedural cape 0.60 H and
- * skirt's hem 0.16 H as the finder measures them (the skirt's upper part rides the hips'
- * bones); the other sheets on the shared and procedural bodies are below 0.06 H (an eyelid or
- * a brow on the head). Safe from 0.07 to 0.15 H. */
+ * the skirt's hem 0.16 H as the finder measures them (the skirt's upper part rides the hips'
+ * bones); the only other sheet on those bodies is 0.05 H, on the head. Safe from 0.06 to
+ * 0.15 H. */
 #define GARMENT_LENGTH 0.1f
 /* The attach line: the garment's skin within this share of its vertical extent from its top.
- * Measured on the procedural garments: the skirt's waist is one level ring (0.4% of its
- * extent thick), the cape's top edge drops 1.3% per ring of its mesh as it leaves the neck;
- * 3% takes the skirt's waist ring and the cape's first two rings. Safe from 1% to 6%: beyond
- * that the cape's shoulder part joins the line and its first segment no longer bends there. */
+ * Measured on the procedural garments (`sinew tail --garment chains`, the check's stretch
+ * over their four clips): at 1% the skirt's waist, which is not quite level, gives only an
+ * arc of it (41 vertices; 70 at 3%), so the skirt is taken for a sheet of 3 chains (p99 up to
+ * 1.25); from 2% to 10% the skirt is a ring of 10-11 chains and the cape 3-4 chains across,
+ * every clip within p99 1.15 and 0.2% torn. 3% is near the low end, so that the line stays on
+ * the top border of a cape that leaves the neck nearly level. */
 #define ATTACH_BAND 0.03f
 /* A ring: seen from above, the attach line reaches all of this many equal angular sectors
- * about its centre, and its spread across is at least RING_ROUND of its spread along (the
- * skirt's waist 0.64 and every sector; the cape's top edge is a line across the back, below
- * 0.1, reaching two sectors). */
+ * about its centre, and its spread across is at least RING_ROUND of its spread along.
+ * Measured: the procedural skirt's waist 0.64 and all 12 sectors; the cape's top edge, a line
+ * across the back curving with it, 0.05 and 7 sectors. A round of 0.1 to 0.5 tells them
+ * apart. */
 #define RING_BINS 12
 #define RING_ROUND 0.3f
 /* Bins of g over which a sheet's width is measured (u is interpolated between them). */
@@ -242,7 +245,7 @@ static sinew_result garment_layout_make(const sinew_rig_analysis *a, const sinew
      * readily across as along, where a wider spacing leaves the skin between two chains a
      * board that tears when they part, and a narrower one adds chains the coupling must hold
      * for no new shape. On the procedural garments: the skirt 10 chains around (3 segments of
-     * 0.13 m, 1.3 m round at mid length), the cape 4 across (7 segments, 0.6 m wide). */
+     * 0.13 m, 1.3 m round at mid length), the cape 4 across (6 segments of 0.17 m, 0.6 m wide). */
     const uint32_t least = l->ring ? MIN_RING_CHAINS : MIN_SHEET_CHAINS;
     if (opt->garment_chains) {
         l->N = opt->garment_chains;

@@ -353,7 +353,11 @@ static void print_check(const sinew_tail_result *run)
                  100.0 * g->body_after.torn_share);
         printf("  %s %-28s %-28s\n", safe_text_cell(m->clips[c].name, 24).s, tail, seam);
     }
-    if (run->plan.chain_count) print_blends(run);
+    /* The root blend is a tail's and a wing's: a garment's chains blend into their parent. */
+    int rooted = 0;
+    for (uint32_t c = 0; c < run->plan.chain_count; c++)
+        rooted |= run->plan.chains[c].garment == 0;
+    if (rooted) print_blends(run);
     if (run->returned)
         printf("  gave %u %s at the tail's root back %s rigger's weights: with the chain %s "
                "strained more than before\n",
