@@ -3,7 +3,8 @@
  *
  *   which      with SINEW_RIG_GARMENT_CHAINS, a sheet the finder found (a long piece whose
  *              cross-sections end on the mesh's boundary, or that is flat as a whole) on a
- *              surface of its own, not the body's: the whole of that surface is the garment
+ *              surface of its own, not the body's, and broad (GARMENT_WIDTH): the whole of
+ *              that surface is the garment
  *              (a skirt's waist sits on the hips, where the finder sees bones, so only its
  *              hem stands out as a sheet).
  *   attach     the garment hangs from its top: the attach line is its skin within
@@ -40,6 +41,13 @@
  * bones); the only other sheet on those bodies is 0.05 H, on the head. Safe from 0.06 to
  * 0.15 H. */
 #define GARMENT_LENGTH 0.1f
+/* A garment is broad: its width halfway down (round a ring, across a sheet) at least this, in
+ * H. Measured: the procedural cape 0.33 H, the skirt 0.77 H round; the sheets on their own
+ * surfaces that `--garment chains` must leave alone on the shared models are narrow: the
+ * quaternius Character's two 0.05 H strips at the neck, the UM pigeon's 0.11 H and the UM
+ * demon's 0.13 H pieces at the neck (rigid on the neck as rigged, and better so: chained they
+ * tore up to 3.8% of their edge samples). Safe from 0.14 to 0.32 H. */
+#define GARMENT_WIDTH 0.2f
 /* The attach line: the garment's skin within this share of its vertical extent from its top.
  * Measured on the procedural garments (`sinew tail --garment chains`, the check's stretch
  * over their four clips): at 1% the skirt's waist, which is not quite level, gives only an
@@ -305,6 +313,14 @@ sinew_result rig_find_garments(const sinew_rig_analysis *a, const sinew_model *m
         garment_layout l;
         sinew_result r = garment_layout_make(a, m, rep, shell, opt, &l, err);
         if (r != SINEW_OK) return r;
+        if (!(l.width >= GARMENT_WIDTH * H)) {
+            snprintf(pc->reason, sizeof pc->reason,
+                     "a sheet on a surface of its own, %.2f H %s: too narrow for a garment (a "
+                     "strap, a flap), unchanged",
+                     (double)(l.width / H), l.ring ? "round" : "wide");
+            layout_free(a, &l);
+            continue;
+        }
         /* The whole surface is the garment: the other pieces on it join it. */
         for (uint32_t q = 0; q < rep->piece_count; q++) {
             sinew_rig_piece *o = &rep->pieces[q];
