@@ -14,9 +14,13 @@
  *    median distance of the leg's own skin) is measured and printed for each clip, for the
  *    body colliders to bring down;
  *  - `sinew bake`'s path (sinew_bake_garments) finds the same garments by name;
- *  - without the option the garment is left as it was (do no harm). */
+ *  - without the option the garment is left as it was (do no harm);
+ *  - `models` (a ctest entry of its own, skipped when ../shared/models is absent): no shared
+ *    model (every .glb there, in notail/ and in nowing/) has a garment, even with the option:
+ *    their narrow sheets at the neck stay as rigged. */
 #include "test_util.h"
 
+#include <dirent.h>
 #include <math.h>
 
 #include "sinew/creature.h"
@@ -443,8 +447,64 @@ static void test_left_alone(void **state)
     }
 }
 
-int main(void)
+static uint32_t check_folder(const char *folder)
 {
+    DIR *d = opendir(folder);
+    if (!d) return 0;
+    uint32_t checked = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".glb") != 0) continue;
+        char path[8800];
+        snprintf(path, sizeof path, "%s/%s", folder, e->d_name);
+        sinew_error err;
+        sinew_document *doc = NULL;
+        sinew_model *m = NULL;
+        assert_int_equal(sinew_document_load_file(path, NULL, &doc, &err), SINEW_OK);
+        assert_int_equal(sinew_model_from_document(doc, NULL, &m, &err), SINEW_OK);
+        if (m->skin.joint_count && m->mesh.vertex_count) {
+            sinew_rig_options opt = {.garment = SINEW_RIG_GARMENT_CHAINS};
+            sinew_rig_report rep;
+            assert_int_equal(sinew_rig_find_appendages(m, &opt, &rep, &err), SINEW_OK);
+            uint32_t garments = 0;
+            for (uint32_t p = 0; p < rep.piece_count; p++)
+                garments += rep.pieces[p].verdict == SINEW_RIG_VERDICT_GARMENT;
+            printf("%s: %u garments\n", path, garments);
+            assert_int_equal(garments, 0);
+            sinew_rig_report_free(&rep);
+            checked++;
+        }
+        sinew_model_free(m);
+        sinew_document_free(doc);
+    }
+    closedir(d);
+    return checked;
+}
+
+static void test_no_garments_on_shared_models(void **state)
+{
+    (void)state;
+    const char *dir = test_models_dir();
+    if (!dir) {
+        fprintf(stderr, "note: no shared models folder: skipping\n");
+        test_skip();
+    }
+    char sub[4096];
+    uint32_t checked = check_folder(dir);
+    snprintf(sub, sizeof sub, "%s/notail", dir);
+    checked += check_folder(sub);
+    snprintf(sub, sizeof sub, "%s/nowing", dir);
+    checked += check_folder(sub);
+    assert_true(checked >= 10);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "models")) {
+        const struct CMUnitTest tests[] = {cmocka_unit_test(test_no_garments_on_shared_models)};
+        return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cape),
         cmocka_unit_test(test_skirt),
