@@ -92,6 +92,19 @@ typedef enum sinew_rig_root_blend {
                                   collar): the seam moves as its neighbours do */
 } sinew_rig_root_blend;
 
+/* A garment reaches at least this far down its surface, in H: the procedural cape 0.60 H and
+ * the skirt's hem 0.16 H as the finder measures them (the skirt's upper part rides the hips'
+ * bones); the only other sheet on those bodies is 0.05 H, on the head. Safe from 0.06 to
+ * 0.15 H. */
+#define SINEW_RIG_GARMENT_LENGTH 0.1f
+/* A garment is broad: its width halfway down (round a ring, across a sheet) at least this, in
+ * H. Measured: the procedural cape 0.33 H, the skirt 0.77 H round; the sheets on their own
+ * surfaces that `--garment chains` must leave alone on the shared models are narrow: the
+ * quaternius Character's two 0.05 H strips at the neck, the UM pigeon's 0.11 H and the UM
+ * demon's 0.13 H pieces at the neck (rigid on the neck as rigged, and better so: chained they
+ * tore up to 3.8% of their edge samples). Safe from 0.14 to 0.32 H. */
+#define SINEW_RIG_GARMENT_WIDTH 0.2f
+
 /* What becomes of a garment: a cape or skirt modelled as its own surface (see garment.c). */
 typedef enum sinew_rig_garment {
     SINEW_RIG_GARMENT_LEAVE = 0, /* default: left as the rigger weighted it (a sheet) */

@@ -3,12 +3,10 @@
  *
  *   which      with SINEW_RIG_GARMENT_CHAINS, a sheet the finder found (a long piece whose
  *              cross-sections end on the mesh's boundary, or that is flat as a whole) on a
- *              surface of its own, not the body's, and broad (GARMENT_WIDTH): the whole of
- *              that surface is the garment
- *              (a skirt's waist sits on the hips, where the finder sees bones, so only its
- *              hem stands out as a sheet).
- *   attach     the garment hangs from its top: the attach line is its skin within
- *              ATTACH_BAND of its highest point along up, and g, the geodesic distance from
+ *              surface of its own, not the body's, and broad (SINEW_RIG_GARMENT_WIDTH): the whole
+ * of that surface is the garment (a skirt's waist sits on the hips, where the finder sees bones, so
+ * only its hem stands out as a sheet). attach     the garment hangs from its top: the attach line
+ * is its skin within ATTACH_BAND of its highest point along up, and g, the geodesic distance from
  *              that line over the surface, runs down to the hem; L = the 99th percentile of g,
  *              K = clamp(round(L / 0.1 H), 3, 8) segments, as a tail's.
  *   shape      a ring (a skirt) when the attach line closes around its centre seen from above
@@ -36,18 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A garment reaches at least this far down its surface, in H: the procedural cape 0.60 H and
- * the skirt's hem 0.16 H as the finder measures them (the skirt's upper part rides the hips'
- * bones); the only other sheet on those bodies is 0.05 H, on the head. Safe from 0.06 to
- * 0.15 H. */
-#define GARMENT_LENGTH 0.1f
-/* A garment is broad: its width halfway down (round a ring, across a sheet) at least this, in
- * H. Measured: the procedural cape 0.33 H, the skirt 0.77 H round; the sheets on their own
- * surfaces that `--garment chains` must leave alone on the shared models are narrow: the
- * quaternius Character's two 0.05 H strips at the neck, the UM pigeon's 0.11 H and the UM
- * demon's 0.13 H pieces at the neck (rigid on the neck as rigged, and better so: chained they
- * tore up to 3.8% of their edge samples). Safe from 0.14 to 0.32 H. */
-#define GARMENT_WIDTH 0.2f
 /* The attach line: the garment's skin within this share of its vertical extent from its top.
  * Measured on the procedural garments (`sinew tail --garment chains`, the check's stretch
  * over their four clips): at 1% the skirt's waist, which is not quite level, gives only an
@@ -297,7 +283,7 @@ sinew_result rig_find_garments(const sinew_rig_analysis *a, const sinew_model *m
     for (uint32_t p = 0; p < rep->piece_count; p++) {
         sinew_rig_piece *pc = &rep->pieces[p];
         if (pc->verdict != SINEW_RIG_VERDICT_SHEET || pc->merged_into >= 0 ||
-            !(pc->length >= GARMENT_LENGTH * H))
+            !(pc->length >= SINEW_RIG_GARMENT_LENGTH * H))
             continue;
         const uint32_t shell = piece_shell(a, p);
         if (shell == body) continue;
@@ -313,7 +299,7 @@ sinew_result rig_find_garments(const sinew_rig_analysis *a, const sinew_model *m
         garment_layout l;
         sinew_result r = garment_layout_make(a, m, rep, shell, opt, &l, err);
         if (r != SINEW_OK) return r;
-        if (!(l.width >= GARMENT_WIDTH * H)) {
+        if (!(l.width >= SINEW_RIG_GARMENT_WIDTH * H)) {
             snprintf(pc->reason, sizeof pc->reason,
                      "a sheet on a surface of its own, %.2f H %s: too narrow for a garment (a "
                      "strap, a flap), unchanged",

@@ -107,6 +107,13 @@ int cmd_tail(int argc, char **argv)
         if (!tail_cli_write_report("-", &run, in, out, mode)) code = CLI_EXIT_INTERNAL;
     } else {
         tail_cli_print(in, &run, verbose);
+        int garments = 0;
+        for (uint32_t c = 0; c < run.plan.chain_count; c++)
+            garments |= run.plan.chains[c].garment != 0;
+        if (options.job.rig.garment == SINEW_RIG_GARMENT_CHAINS && !garments)
+            printf("no garment found: --garment chains takes a sheet on a surface of its own, at "
+                   "least %.2g H long and %.2g H wide or round (a cape, a skirt)\n",
+                   (double)SINEW_RIG_GARMENT_LENGTH, (double)SINEW_RIG_GARMENT_WIDTH);
     }
 done:
     cli_outputs_free(outs, 2);
