@@ -3,10 +3,12 @@
  *
  *   which      with SINEW_RIG_GARMENT_CHAINS, a sheet the finder found (a long piece whose
  *              cross-sections end on the mesh's boundary, or that is flat as a whole) on a
- *              surface of its own, not the body's, and broad (SINEW_RIG_GARMENT_WIDTH): the whole
- * of that surface is the garment (a skirt's waist sits on the hips, where the finder sees bones, so
- * only its hem stands out as a sheet). attach     the garment hangs from its top: the attach line
- * is its skin within ATTACH_BAND of its highest point along up, and g, the geodesic distance from
+ *              surface of its own, not the body's, at least SINEW_RIG_GARMENT_LENGTH long and
+ *              SINEW_RIG_GARMENT_WIDTH broad (sinew/rig.h): the whole of that surface is the
+ *              garment (a skirt's waist sits on the hips, where the finder sees bones, so only
+ *              its hem stands out as a sheet).
+ *   attach     the garment hangs from its top: the attach line is its skin within
+ *              ATTACH_BAND of its highest point along up, and g, the geodesic distance from
  *              that line over the surface, runs down to the hem; L = the 99th percentile of g,
  *              K = clamp(round(L / 0.1 H), 3, 8) segments, as a tail's.
  *   shape      a ring (a skirt) when the attach line closes around its centre seen from above
