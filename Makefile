@@ -14,8 +14,13 @@ all:
 test-fast: all
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
+# The sanitized build keeps Debug's asserts but compiles at -O1, as AddressSanitizer's own
+# documentation advises for reasonable speed: the same checks, and half the run time of -O0 on
+# this project's heaviest tests (the solve test: 39.6 s at -O0, 18.3 s at -O1, 2 cores).
+ASAN_OPT = -g -O1
 test-asan:
-	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSINEW_SANITIZE=ON >/dev/null
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSINEW_SANITIZE=ON \
+	  -DCMAKE_C_FLAGS_DEBUG="$(ASAN_OPT)" -DCMAKE_CXX_FLAGS_DEBUG="$(ASAN_OPT)" >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -LE 'browser|blender|install'

@@ -32,14 +32,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(pos);
         sinew_model_free(model);
     }
-    void *glb = NULL;
-    size_t glb_size = 0;
-    if (sinew_document_write_glb_memory(doc, &glb, &glb_size, &err) == SINEW_OK) {
+    sinew_bytes glb;
+    if (sinew_document_write_glb_memory(doc, &glb, &err) == SINEW_OK) {
         /* What we write must load again. */
         sinew_document *again = NULL;
-        if (sinew_document_load_memory(glb, glb_size, NULL, &again, &err) != SINEW_OK) abort();
+        if (sinew_document_load_memory(glb.data, glb.size, NULL, &again, &err) != SINEW_OK) abort();
         sinew_document_free(again);
-        free(glb);
+        sinew_bytes_free(&glb);
     }
     sinew_document_free(doc);
     return 0;

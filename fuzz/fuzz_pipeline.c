@@ -22,18 +22,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sinew_tail_result run;
     memset(&run, 0, sizeof run);
     if (sinew_tail_run(doc, &options, &run, &err) == SINEW_OK) {
-        void *glb = NULL;
-        size_t glb_size = 0;
-        if (sinew_document_write_glb_memory(doc, &glb, &glb_size, &err) == SINEW_OK) {
+        sinew_bytes glb;
+        if (sinew_document_write_glb_memory(doc, &glb, &err) == SINEW_OK) {
             sinew_document *again = NULL;
-            if (sinew_document_load_memory(glb, glb_size, NULL, &again, &err) != SINEW_OK) abort();
+            if (sinew_document_load_memory(glb.data, glb.size, NULL, &again, &err) != SINEW_OK)
+                abort();
             sinew_model *model = NULL;
             /* An edited document must still make a model, as the input did. */
             if (run.model && sinew_model_from_document(again, NULL, &model, &err) != SINEW_OK)
                 abort();
             sinew_model_free(model);
             sinew_document_free(again);
-            free(glb);
+            sinew_bytes_free(&glb);
         }
     }
     sinew_tail_result_free(&run);

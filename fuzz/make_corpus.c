@@ -70,21 +70,21 @@ static void save_edited(const char *name, fixture *fx)
     sinew_document_set_channel(doc, anim, node, SINEW_PATH_TRANSLATION, SINEW_INTERP_STEP, 2, times,
                                tr, &err);
     sinew_document_set_note(doc, "tail", "fuzz seed", &err);
-    void *out;
-    if (sinew_document_write_glb_memory(doc, &out, &size, &err)) exit(1);
-    save(name, out, size);
-    free(out);
+    sinew_bytes out;
+    if (sinew_document_write_glb_memory(doc, &out, &err)) exit(1);
+    save(name, out.data, out.size);
+    sinew_bytes_free(&out);
     /* The edited document's model, rebuilt as a minimal document of its own. */
     sinew_model *model = NULL;
     sinew_document *made = NULL;
     if (sinew_model_from_document(doc, NULL, &model, &err) ||
         sinew_document_from_model(model, &made, &err) ||
-        sinew_document_write_glb_memory(made, &out, &size, &err)) {
+        sinew_document_write_glb_memory(made, &out, &err)) {
         fprintf(stderr, "%s\n", err.message);
         exit(1);
     }
-    save("from_model.glb", out, size);
-    free(out);
+    save("from_model.glb", out.data, out.size);
+    sinew_bytes_free(&out);
     sinew_document_free(made);
     sinew_model_free(model);
     sinew_document_free(doc);

@@ -102,7 +102,7 @@ int main(int argc, char **argv)
                 return 1;
             }
             per[(size_t)c * repeat + r] = bench_ms(CLOCK_THREAD_CPUTIME_ID) - t0;
-            if (r + 1 < repeat) sinew_bake_track_free(model, &tracks[c]);
+            if (r + 1 < repeat) sinew_bake_track_free(&tracks[c]);
         }
     sinew_model_free(model);
     sinew_document_free(doc);
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
                (double)model->clips[c].duration, tracks[c].passes,
                tracks[c].looping ? (tracks[c].closed ? "yes" : "NO") : "-", tracks[c].key_count,
                ms);
-        sinew_bake_track_free(model, &tracks[c]);
+        sinew_bake_track_free(&tracks[c]);
     }
     printf("  sum of per-clip medians      %8.2f ms\n", per_sum);
     double m_all = bench_median(all, (size_t)repeat), m_wall = bench_median(wall, (size_t)repeat);

@@ -50,7 +50,7 @@ static void run(const char *label, uint32_t rings, uint32_t sides, int reps, dou
     for (int r = 0; r < reps; r++) {
         t0 = now_ms();
         sinew_solver *s = NULL;
-        sinew_solver_create(m, &opt, NULL, &s, NULL);
+        sinew_solver_create(m, &opt, &s, NULL);
         const double t1 = now_ms();
         worst_rms = 0;
         sweeps = 0;
@@ -75,7 +75,7 @@ static void run(const char *label, uint32_t rings, uint32_t sides, int reps, dou
     double direct = 0;
     {
         sinew_solver *s = NULL;
-        sinew_solver_create(m, &opt, NULL, &s, NULL);
+        sinew_solver_create(m, &opt, &s, NULL);
         sinew_vec3 *x = malloc(V * sizeof *x);
         for (uint32_t f = 0; f < F; f++) {
             sinew_solver_frame(s, &targets[(size_t)f * V], M, NULL, NULL);

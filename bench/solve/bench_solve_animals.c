@@ -231,17 +231,16 @@ int main(int argc, char **argv)
                     opt.alignment = cs.aligned ? &cs.alignment : NULL;
                     sinew_solve_clip_result res;
                     cell *e = &table[a][r][mode][c];
-                    if (sinew_solve_clip(src, &src->clips[clip], rig, nearest, &opt, NULL, &res,
-                                         &err) ||
+                    if (sinew_solve_clip(src, &src->clips[clip], rig, nearest, &opt, &res, &err) ||
                         sinew_solve_quality_written(src, &src->clips[clip], rig, nearest, &opt,
-                                                    &res, NULL, &e->played, NULL, &err)) {
+                                                    &res, &e->played, NULL, &err)) {
                         fprintf(stderr, "bench_solve_animals: %s %s onto %s: %s\n", animals[a],
                                 clip_names[c], rig_names[r], err.message);
                         return 1;
                     }
                     res.keys.all = 1; /* the same solve, played keyed at every frame */
                     if (sinew_solve_quality_played(src, &src->clips[clip], rig, nearest, &opt, &res,
-                                                   NULL, &e->played_all, NULL, &err)) {
+                                                   &e->played_all, NULL, &err)) {
                         fprintf(stderr, "bench_solve_animals: %s\n", err.message);
                         return 1;
                     }
@@ -254,7 +253,7 @@ int main(int argc, char **argv)
                            100 * e->played.q, 100 * e->played.mean_error, 100 * e->played.max_error,
                            100 * e->played_all.q);
                     fflush(stdout);
-                    sinew_solve_clip_result_free(&res, NULL);
+                    sinew_solve_clip_result_free(&res);
                     ran++;
                 }
             free(nearest);

@@ -54,10 +54,13 @@ typedef struct sinew_bake_options {
                                        of the track keyed at every step (sinew_channel_reduce;
                                        first and last kept, so a loop stays closed); default 0:
                                        a key at every step of the clip's rate */
+    /* The tracks' arrays and the bake's working memory (recorded in each track); default:
+     * malloc. Edits to the model (sinew_bake_apply_model) use the model's own. */
+    const sinew_allocator *allocator;
 } sinew_bake_options;
 
-/* One clip's baked tail. Arrays are allocated with the model's allocator, which the track
- * keeps (`allocator`), so that sinew_bake_track_free needs nothing else. */
+/* One clip's baked tail. Arrays are allocated with the bake options' allocator, which the
+ * track keeps (`allocator`), so that sinew_bake_track_free needs nothing else. */
 typedef struct sinew_bake_track {
     uint32_t clip;   /* index into model->clips */
     int looping;     /* 1 when the clip's first and last poses agree */
@@ -94,8 +97,8 @@ sinew_result sinew_bake_clip(const sinew_model *model, const sinew_dyn_chain_des
                              sinew_bake_track *out, sinew_error *err);
 
 /* Frees the arrays of a track (not the struct) with the allocator they were made with (the
- * track's). `model` is not used (NULL is fine): it stays so that existing callers build. */
-void sinew_bake_track_free(const sinew_model *model, sinew_bake_track *track);
+ * track's) and sets them to NULL, keeping the summary fields. NULL is fine. */
+void sinew_bake_track_free(sinew_bake_track *track);
 
 /* Writes a track as LINEAR rotation channels of the chain nodes into the clip's animation in
  * `doc` (the document the model was built from, or one it was written into), replacing any

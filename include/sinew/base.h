@@ -10,6 +10,12 @@
  *   - Every call that can fail returns a sinew_result and, when `err` is not NULL,
  *     fills it with a message that names the file, the object and its index.
  *   - Per-frame calls never allocate: the caller passes buffers sized by a query.
+ *   - Ownership: what a call returns records the allocator it was made with and is freed by
+ *     the one sinew_<type>_free of its type (sinew_bytes_free, sinew_document_free,
+ *     sinew_model_free, ...), which needs nothing else. The allocator comes from the call's
+ *     options struct (`allocator`; NULL: malloc and free); a call on a model without options
+ *     of its own uses the model's; the few calls with neither take it as a parameter
+ *     (sinew_dyn_rig_create, the solve's correspondence and targets).
  *   - Deterministic: the same input gives the same bits. No globals, clocks or seeds.
  */
 #ifndef SINEW_BASE_H
@@ -57,7 +63,8 @@ sinew_result sinew_error_set(sinew_error *err, sinew_result code, const char *fm
 const char *sinew_result_name(sinew_result code);
 
 /* Optional allocator for build and load code. A zeroed struct (or NULL pointer) means malloc,
- * realloc and free. `realloc_fn` receives the old size so that arena allocators can work.
+ * realloc and free. `realloc_fn` receives the old size so that arena allocators can work;
+ * without it, growing is alloc_fn, copy and free_fn.
  * A document's JSON tree is cJSON's, allocated through cJSON's own hooks (cJSON_InitHooks),
  * which are process-wide: sinew never sets them, so that an embedder's own cJSON use is left
  * as it was; an embedder that wants that memory elsewhere too sets them itself. */
@@ -74,6 +81,19 @@ void *sinew_alloc(const sinew_allocator *a, size_t count, size_t size);
 void *sinew_realloc(const sinew_allocator *a, void *ptr, size_t old_count, size_t new_count,
                     size_t size);
 void sinew_free(const sinew_allocator *a, void *ptr);
+
+/* Bytes made for the caller: a serialised document (sinew_document_serialize), an encoded
+ * picture (sinew_render_encode_png). `data` came from `allocator`; free it with
+ * sinew_bytes_free. */
+typedef struct sinew_bytes {
+    void *data;
+    size_t size;               /* bytes */
+    sinew_allocator allocator; /* what data was allocated with */
+} sinew_bytes;
+
+/* Returns bytes->data to the allocator it came from and zeroes *bytes. NULL, and zeroed bytes,
+ * are fine. */
+void sinew_bytes_free(sinew_bytes *bytes);
 
 /* UTF-8 as the Unicode Standard defines it well formed (section 3.9, table 3-7): no overlong
  * forms, no surrogates, nothing above U+10FFFF. glTF requires its JSON to be UTF-8; files in

@@ -65,11 +65,12 @@ const char *sinew_document_warning(const sinew_document *doc, uint32_t index);
  * failure leaves no output. */
 sinew_result sinew_document_write_file(const sinew_document *doc, const char *path,
                                        sinew_error *err);
-/* The bytes sinew_document_write_file(doc, path) writes, in memory (*out malloc'ed; free it
- * with free()): JSON when `path` ends in ".gltf", else GLB. For writing several outputs
- * together (sinew/file.h). */
-sinew_result sinew_document_serialize(const sinew_document *doc, const char *path, void **out,
-                                      size_t *size, sinew_error *err);
+/* The bytes sinew_document_write_file(doc, path) writes, in memory: JSON when `path` ends in
+ * ".gltf", else GLB. On success `out` holds them (allocated with malloc; free them with
+ * sinew_bytes_free); on failure it is zeroed. For writing several outputs together
+ * (sinew/file.h). */
+sinew_result sinew_document_serialize(const sinew_document *doc, const char *path, sinew_bytes *out,
+                                      sinew_error *err);
 /* How sinew_document_serialize_with writes; zeroed (or NULL) it writes as
  * sinew_document_serialize. */
 typedef struct sinew_write_options {
@@ -78,12 +79,15 @@ typedef struct sinew_write_options {
      * decode it (three.js with MeshoptDecoder, Babylon.js, Unity's glTFast); a build without
      * SINEW_COMPRESSION refuses it with SINEW_ERR_UNSUPPORTED. */
     int meshopt;
+    const sinew_allocator *allocator; /* what the output bytes are allocated with (recorded in
+                                         them for sinew_bytes_free); default: malloc */
 } sinew_write_options;
 sinew_result sinew_document_serialize_with(const sinew_document *doc, const char *path,
-                                           const sinew_write_options *options, void **out,
-                                           size_t *size, sinew_error *err);
-/* Serialises to a GLB in memory; *out is malloc'ed and the caller frees it with free(). */
-sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **out, size_t *size,
+                                           const sinew_write_options *options, sinew_bytes *out,
+                                           sinew_error *err);
+/* Serialises to a GLB in memory, as sinew_document_serialize does for a ".glb" path (malloc;
+ * free with sinew_bytes_free). */
+sinew_result sinew_document_write_glb_memory(const sinew_document *doc, sinew_bytes *out,
                                              sinew_error *err);
 /* An independent copy (through its GLB bytes, so external buffers become embedded), under the
  * same display name; free it with sinew_document_free. For trying an edit without touching

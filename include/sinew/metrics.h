@@ -34,11 +34,20 @@ sinew_result sinew_metrics_weighted_bone_distance(const sinew_model *model,
                                                   const uint32_t *vertices, uint32_t count,
                                                   float *out, float *mean, sinew_error *err);
 
+/* Edges of a mesh: `count` pairs of vertex indices, pairs[2 e] and pairs[2 e + 1]. */
+typedef struct sinew_metrics_edges {
+    uint32_t *pairs;           /* 2 * count vertex indices */
+    uint32_t count;            /* edges */
+    sinew_allocator allocator; /* what pairs was allocated with */
+} sinew_metrics_edges;
+
 /* The unique edges of the mesh, counted once across seams (by welded position): pairs of
- * vertex indices (the smallest index of each welded position), 2 * *edge_count entries,
- * allocated with the model's allocator (free with sinew_free(&model->allocator, *edges)). */
-sinew_result sinew_metrics_unique_edges(const sinew_model *model, uint32_t **edges,
-                                        uint32_t *edge_count, sinew_error *err);
+ * vertex indices (the smallest index of each welded position), allocated with the model's
+ * allocator; free them with sinew_metrics_edges_free. On failure `out` is zeroed. */
+sinew_result sinew_metrics_unique_edges(const sinew_model *model, sinew_metrics_edges *out,
+                                        sinew_error *err);
+/* Returns edges->pairs to the allocator it came from and zeroes *edges. NULL is fine. */
+void sinew_metrics_edges_free(sinew_metrics_edges *edges);
 
 typedef struct sinew_stretch_stats {
     uint64_t samples; /* edge x moment samples measured */

@@ -35,7 +35,11 @@ extern "C" {
 #endif
 
 typedef struct sinew_tail_options {
-    sinew_rig_options rig;   /* the finder (its allocator is the job's); zero: defaults */
+    /* The job's allocator: the result (its models, report, plan and tables, recorded in it for
+     * sinew_tail_result_free) and the working memory; default: malloc. It replaces rig's and
+     * bake's own. */
+    const sinew_allocator *allocator;
+    sinew_rig_options rig;   /* the finder; zero: defaults */
     sinew_bake_options bake; /* springs and bake; zero: defaults */
     int no_bake;             /* 1: the output's clips are copied unchanged (the check still
                                 plays a baked trial: the chain as it will move once baked) */

@@ -79,9 +79,16 @@ void sinew_render_heat_color(float t, float rgb[3]);
 
 /* Writes the image as a PNG, whole or not at all (sinew_file_write_atomic). */
 sinew_result sinew_render_write_png(const sinew_image *image, const char *path, sinew_error *err);
-/* The same PNG in memory (*out malloc'ed; free it with free()). */
-sinew_result sinew_render_encode_png(const sinew_image *image, void **out, size_t *size,
-                                     sinew_error *err);
+/* How sinew_render_encode_png allocates; zeroed (or NULL): defaults. */
+typedef struct sinew_png_options {
+    const sinew_allocator *allocator; /* what the PNG bytes are allocated with (recorded in
+                                         them for sinew_bytes_free); default: malloc */
+} sinew_png_options;
+
+/* The same PNG in memory: on success `out` holds it (free it with sinew_bytes_free); on
+ * failure `out` is zeroed. The encoder's own scratch is malloc's. */
+sinew_result sinew_render_encode_png(const sinew_image *image, const sinew_png_options *options,
+                                     sinew_bytes *out, sinew_error *err);
 
 #ifdef __cplusplus
 }

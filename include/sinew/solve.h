@@ -137,6 +137,10 @@ typedef struct sinew_solve_options {
     float key_translation; /* translation tolerance, fraction of the diagonal (scale: of the
                               node's own scale); default: 0 = SINEW_SOLVE_KEY_TRANSLATION */
     float key_degrees;     /* rotation tolerance, degrees; default: 0 = SINEW_SOLVE_KEY_DEGREES */
+    /* What the calls taking these options allocate with: the solver, the clip result
+     * (recorded in it for sinew_solve_clip_result_free) and their working memory; default:
+     * malloc. */
+    const sinew_allocator *allocator;
 } sinew_solve_options;
 
 /* ---- correspondence ---- */
@@ -284,11 +288,11 @@ typedef struct sinew_solve_frame_stats {
 
 /* Builds a solver for `rig` (the target rig): the constraint vertex subset, the bone pairs
  * sharing vertices and their moments uuT_jk = sum_i w_ij w_ik u~ u~^T (double). Allocates
- * through `allocator` (NULL: malloc); later calls do not allocate. Fails with
- * SINEW_ERR_ARGUMENT when the rig has no mesh or no joints. */
+ * through options->allocator (default malloc); later calls do not allocate. Fails with
+ * SINEW_ERR_UNSUPPORTED when the rig has no mesh or no joints. */
 sinew_result sinew_solver_create(const sinew_model *rig, const sinew_solve_options *options,
-                                 const sinew_allocator *allocator, sinew_solver **out,
-                                 sinew_error *err);
+                                 sinew_solver **out, sinew_error *err);
+/* Frees a solver with the allocator it was made with. NULL is fine. */
 void sinew_solver_free(sinew_solver *solver);
 
 /* Forgets the warm start: the next frame starts from an independent per-bone fit. */
@@ -374,6 +378,8 @@ typedef struct sinew_solve_clip_result {
     sinew_solve_keys keys;       /* which keys the written clip keeps, and how many */
     double seconds_targets;      /* not measured by the library: 0; the CLI may fill them */
     double seconds_solve;
+    /* What the arrays were allocated with (the options' allocator). */
+    sinew_allocator allocator;
 } sinew_solve_clip_result;
 
 /* Solves `clip` of `source` onto `rig` end to end (frames, targets, solver, local tracks,
@@ -382,13 +388,14 @@ typedef struct sinew_solve_clip_result {
  * (every length in the result is then in the rig's units).
  * Frames as sinew_solve_plan_frames plans them (its SINEW_ERR_INVALID_VALUE passes through).
  * On success fills `out` (free with sinew_solve_clip_result_free); on failure `out` is
- * zeroed. Allocates through `allocator` (NULL: malloc). */
+ * zeroed. Allocates through options->allocator (default malloc). */
 sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
                               const sinew_model *rig, const uint32_t *nearest,
-                              const sinew_solve_options *options, const sinew_allocator *allocator,
-                              sinew_solve_clip_result *out, sinew_error *err);
-void sinew_solve_clip_result_free(sinew_solve_clip_result *result,
-                                  const sinew_allocator *allocator);
+                              const sinew_solve_options *options, sinew_solve_clip_result *out,
+                              sinew_error *err);
+/* Frees the result's arrays with the allocator they were made with (result->allocator) and
+ * zeroes it. NULL is fine. */
+void sinew_solve_clip_result_free(sinew_solve_clip_result *result);
 
 /* The quality of `result` (from sinew_solve_clip with the same source, clip, rig, nearest and
  * options) as a glTF player shows it: the rig plays the clip sinew_solve_write_clip writes (its
@@ -398,13 +405,14 @@ void sinew_solve_clip_result_free(sinew_solve_clip_result *result,
  * between consecutive ones, where a player interpolates and the solve never looked. Same
  * definitions as result->quality (Q, errors in fractions of result->diagonal); worst_frame is
  * the sample index. `vertex_error` (may be NULL) gets each vertex's worst error over the
- * samples, model units (vertex_count). Allocates through `allocator` (NULL: malloc). */
+ * samples, model units (vertex_count). Working memory through options->allocator (default
+ * malloc). */
 sinew_result sinew_solve_quality_played(const sinew_model *source, const sinew_clip *clip,
                                         const sinew_model *rig, const uint32_t *nearest,
                                         const sinew_solve_options *options,
                                         const sinew_solve_clip_result *result,
-                                        const sinew_allocator *allocator, sinew_solve_quality *out,
-                                        float *vertex_error, sinew_error *err);
+                                        sinew_solve_quality *out, float *vertex_error,
+                                        sinew_error *err);
 
 /* What reducing the keys may cost: Q as played of the written clip at most this much below
  * Q of the same solve keyed at every frame: 0.02 points of Q, well inside the 0.05 points the
@@ -422,8 +430,7 @@ sinew_result sinew_solve_quality_played(const sinew_model *source, const sinew_c
 sinew_result sinew_solve_quality_written(const sinew_model *source, const sinew_clip *clip,
                                          const sinew_model *rig, const uint32_t *nearest,
                                          const sinew_solve_options *options,
-                                         sinew_solve_clip_result *result,
-                                         const sinew_allocator *allocator, sinew_solve_quality *out,
+                                         sinew_solve_clip_result *result, sinew_solve_quality *out,
                                          float *vertex_error, sinew_error *err);
 
 /* Writes a solved clip into `doc` (the rig's own document) as the animation `name`: for every

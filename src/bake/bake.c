@@ -44,9 +44,9 @@ static int clip_loops(const sinew_model *model, const sinew_dyn_rig *rig, const 
 }
 
 /* The clip's own key rate: 1 / its median key spacing, at least min_rate, at most MAX_RATE. */
-static float clip_rate(const sinew_model *model, const sinew_clip *clip, float min_rate)
+static float clip_rate(const sinew_clip *clip, float min_rate, const sinew_allocator *a)
 {
-    const float median = sinew_clip_key_spacing(clip, &model->allocator);
+    const float median = sinew_clip_key_spacing(clip, a);
     float rate = min_rate;
     if (median > 0 && 1.0f / median > rate) rate = 1.0f / median;
     return rate > MAX_RATE ? MAX_RATE : rate;
@@ -95,6 +95,7 @@ static sinew_result clip_key_count(const sinew_clip *clip, float rate, uint32_t 
 /* Everything one bake works on: private to the call, never shared with a caller's pose. One
  * state per chain; the chains of a garment step together and are coupled after each step. */
 typedef struct bake_run {
+    sinew_allocator alloc; /* the bake's (its options') */
     const sinew_model *model;
     const sinew_clip *clip;
     uint32_t count;                   /* chains */
@@ -203,7 +204,7 @@ static void take_snapshot(bake_run *run)
 
 static void run_free(bake_run *run)
 {
-    const sinew_allocator *a = &run->model->allocator;
+    const sinew_allocator *a = &run->alloc;
     for (uint32_t k = 0; k < run->count; k++) {
         if (run->rigs) sinew_dyn_rig_free(run->rigs[k]);
         if (run->state_memory) sinew_free(a, run->state_memory[k]);
@@ -229,10 +230,10 @@ static void run_free(bake_run *run)
 /* Lays out the run for `count` rigs (taken over: run_free frees them, whatever happens). */
 static sinew_result run_init(bake_run *run, const sinew_model *model, sinew_dyn_rig **rigs,
                              uint32_t count, int coupled, int ring, const sinew_clip *clip,
-                             sinew_error *err)
+                             const sinew_allocator *a, sinew_error *err)
 {
-    const sinew_allocator *a = &model->allocator;
     memset(run, 0, sizeof *run);
+    run->alloc = *a;
     run->model = model;
     run->clip = clip;
     run->rigs = sinew_alloc(a, count, sizeof *run->rigs);
@@ -385,7 +386,7 @@ static void close_loop(sinew_bake_track *t, uint32_t j)
  * (a leftover fraction of a step differs from pass to pass and never closes). */
 static sinew_result clip_rig(const sinew_model *model, const sinew_dyn_chain_desc *chain,
                              const sinew_bake_options *options, float key_spacing, float duration,
-                             sinew_dyn_rig **rig, sinew_error *err)
+                             const sinew_allocator *a, sinew_dyn_rig **rig, sinew_error *err)
 {
     sinew_dyn_params params;
     if (options && options->params)
@@ -397,7 +398,7 @@ static sinew_result clip_rig(const sinew_model *model, const sinew_dyn_chain_des
     /* The idle sway repeats with the clip (whole multiples of 1 / duration, whole steps),
      * so the warm-up can find the state it started from and the loop closes. */
     if (params.idle > 0 && duration > 0) params.idle_period = duration;
-    return sinew_dyn_rig_create(model, chain, &params, &model->allocator, rig, err);
+    return sinew_dyn_rig_create(model, chain, &params, a, rig, err);
 }
 
 /* Bakes clip `clip_index` for `count` chains (chains NULL: the Tail_* chain, count 1), one
@@ -408,9 +409,13 @@ static sinew_result bake_chains(const sinew_model *model, const sinew_dyn_chain_
                                 const sinew_bake_options *options, sinew_bake_track *out,
                                 sinew_error *err)
 {
+    sinew_allocator alloc;
+    memset(&alloc, 0, sizeof alloc);
+    if (options && options->allocator) alloc = *options->allocator;
+    const sinew_allocator *a = &alloc;
     for (uint32_t c = 0; c < count; c++) {
         memset(&out[c], 0, sizeof out[c]);
-        out[c].allocator = model->allocator;
+        out[c].allocator = alloc;
     }
     if (clip_index >= model->clip_count)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "bake: clip %u does not exist", clip_index);
@@ -423,13 +428,12 @@ static sinew_result bake_chains(const sinew_model *model, const sinew_dyn_chain_
     const float settle_seconds = options && options->settle_seconds > 0
                                      ? fminf(options->settle_seconds, MAX_SETTLE_SECONDS)
                                      : 30.0f;
-    const sinew_allocator *a = &model->allocator;
     if (options && (!(options->key_degrees >= 0) || !isfinite(options->key_degrees)))
         return sinew_error_set(err, SINEW_ERR_ARGUMENT,
                                "bake: the key tolerance %g degrees is not a finite number >= 0",
                                (double)options->key_degrees);
 
-    const float rate = clip_rate(model, clip, min_rate);
+    const float rate = clip_rate(clip, min_rate, a);
     uint32_t key_count = 0;
     sinew_result r = clip_key_count(clip, rate, &key_count, err);
     if (r != SINEW_OK) return r;
@@ -440,7 +444,7 @@ static sinew_result bake_chains(const sinew_model *model, const sinew_dyn_chain_
     for (uint32_t c = 0; c < count; c++) {
         r = clip_rig(model, chains ? &chains[c] : NULL, options,
                      key_count > 1 ? clip->duration / (float)(key_count - 1) : 0.0f, clip->duration,
-                     &rigs[c], err);
+                     a, &rigs[c], err);
         if (r != SINEW_OK) {
             for (uint32_t k = 0; k < c; k++)
                 sinew_dyn_rig_free(rigs[k]);
@@ -448,7 +452,7 @@ static sinew_result bake_chains(const sinew_model *model, const sinew_dyn_chain_
         }
     }
     bake_run run;
-    r = run_init(&run, model, rigs, count, coupled, ring, clip, err);
+    r = run_init(&run, model, rigs, count, coupled, ring, clip, a, err);
     if (r != SINEW_OK) return r;
     int looping = clip->duration > 0;
     for (uint32_t c = 0; c < count && looping; c++)
@@ -523,7 +527,7 @@ static sinew_result bake_chains(const sinew_model *model, const sinew_dyn_chain_
 fail:
     run_free(&run);
     for (uint32_t c = 0; c < count; c++)
-        sinew_bake_track_free(model, &out[c]);
+        sinew_bake_track_free(&out[c]);
     return r;
 }
 
@@ -652,9 +656,9 @@ sinew_result sinew_bake_apply_model(sinew_model *model, const sinew_bake_track *
     return r;
 }
 
-void sinew_bake_track_free(const sinew_model *model, sinew_bake_track *track)
+void sinew_bake_track_free(sinew_bake_track *track)
 {
-    (void)model;
+    if (!track) return;
     const sinew_allocator *a = &track->allocator;
     sinew_free(a, track->times);
     sinew_free(a, track->nodes);
@@ -675,7 +679,7 @@ sinew_result sinew_bake_all(sinew_document *doc, sinew_model *model,
         if (r != SINEW_OK) break;
         if (doc) r = sinew_bake_apply_document(doc, model, &track, err);
         if (r == SINEW_OK) r = sinew_bake_apply_model(model, &track, err);
-        sinew_bake_track_free(model, &track);
+        sinew_bake_track_free(&track);
         if (summaries) summaries[c] = track;
     }
     return r;

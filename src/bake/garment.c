@@ -40,7 +40,7 @@ sinew_result sinew_bake_garment(sinew_document *doc, sinew_model *model,
         for (uint32_t k = 0; k < count; k++) {
             if (r == SINEW_OK && doc) r = sinew_bake_apply_document(doc, model, &tracks[k], err);
             if (r == SINEW_OK) r = sinew_bake_apply_model(model, &tracks[k], err);
-            sinew_bake_track_free(model, &tracks[k]);
+            sinew_bake_track_free(&tracks[k]);
         }
     }
     return r;

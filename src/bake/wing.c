@@ -50,7 +50,7 @@ sinew_result sinew_bake_wing(sinew_document *doc, sinew_model *model,
         if ((r = sinew_bake_clip(model, chain, c, &o, &track, err)) != SINEW_OK) break;
         if (doc) r = sinew_bake_apply_document(doc, model, &track, err);
         if (r == SINEW_OK) r = sinew_bake_apply_model(model, &track, err);
-        sinew_bake_track_free(model, &track);
+        sinew_bake_track_free(&track);
     }
     return r;
 }

@@ -67,8 +67,20 @@ void *sinew_realloc(const sinew_allocator *a, void *ptr, size_t old_count, size_
     if (multiply_overflows(old_count, size, &old_bytes)) return NULL;
     if (multiply_overflows(new_count, size, &new_bytes)) return NULL;
     if (new_bytes == 0) new_bytes = 1;
-    void *p = (a && a->realloc_fn) ? a->realloc_fn(a->user, ptr, old_bytes, new_bytes)
-                                   : realloc(ptr, new_bytes);
+    void *p;
+    if (a && a->realloc_fn) {
+        p = a->realloc_fn(a->user, ptr, old_bytes, new_bytes);
+    } else if (a && a->alloc_fn) {
+        /* An allocator without realloc: its own alloc, copy and free, never libc's realloc on
+         * memory libc did not give. */
+        p = a->alloc_fn(a->user, new_bytes);
+        if (p && ptr) {
+            memcpy(p, ptr, old_bytes < new_bytes ? old_bytes : new_bytes);
+            sinew_free(a, ptr);
+        }
+    } else {
+        p = realloc(ptr, new_bytes);
+    }
     if (p && new_bytes > old_bytes) memset((char *)p + old_bytes, 0, new_bytes - old_bytes);
     return p;
 }
@@ -80,4 +92,11 @@ void sinew_free(const sinew_allocator *a, void *ptr)
         a->free_fn(a->user, ptr);
     else
         free(ptr);
+}
+
+void sinew_bytes_free(sinew_bytes *bytes)
+{
+    if (!bytes) return;
+    sinew_free(&bytes->allocator, bytes->data);
+    memset(bytes, 0, sizeof *bytes);
 }

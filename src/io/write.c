@@ -156,15 +156,21 @@ static void put32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
-static sinew_result write_glb(const sinew_document *doc, int meshopt, void **out, size_t *size,
-                              sinew_error *err)
+/* The output's allocator: the options', else malloc. Scratch inside stays malloc's. */
+static sinew_allocator output_allocator(const sinew_write_options *options)
 {
-    *out = NULL;
-    *size = 0;
+    sinew_allocator a = {0};
+    if (options && options->allocator) a = *options->allocator;
+    return a;
+}
+
+static sinew_result write_glb(const sinew_document *doc, const sinew_write_options *options,
+                              sinew_bytes *out, sinew_error *err)
+{
     cJSON *json;
     uint8_t *bin;
     size_t bin_size;
-    sinew_result r = pack(doc, 0, meshopt, &json, &bin, &bin_size, err);
+    sinew_result r = pack(doc, 0, options && options->meshopt, &json, &bin, &bin_size, err);
     if (r) return r;
     /* pack writes a buffer exactly when bufferViews are left */
     const int has_bin = cJSON_GetObjectItemCaseSensitive(json, "buffers") != NULL;
@@ -183,7 +189,8 @@ static sinew_result write_glb(const sinew_document *doc, int meshopt, void **out
         return sinew_error_set(err, SINEW_ERR_UNSUPPORTED, "%s: output exceeds 4 GiB (GLB limit)",
                                doc->name);
     }
-    uint8_t *glb = malloc(total);
+    const sinew_allocator alloc = output_allocator(options);
+    uint8_t *glb = sinew_alloc(&alloc, total, 1);
     if (!glb) {
         cJSON_free(text);
         free(bin);
@@ -205,80 +212,82 @@ static sinew_result write_glb(const sinew_document *doc, int meshopt, void **out
     }
     cJSON_free(text); /* cJSON's memory goes back through cJSON's hooks */
     free(bin);
-    *out = glb;
-    *size = total;
+    out->data = glb;
+    out->size = total;
+    out->allocator = alloc;
     return SINEW_OK;
 }
 
-sinew_result sinew_document_write_glb_memory(const sinew_document *doc, void **out, size_t *size,
+sinew_result sinew_document_write_glb_memory(const sinew_document *doc, sinew_bytes *out,
                                              sinew_error *err)
 {
-    if (!doc || !out || !size)
+    if (out) memset(out, 0, sizeof *out);
+    if (!doc || !out)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_write_glb_memory: NULL");
-    return write_glb(doc, 0, out, size, err);
+    return write_glb(doc, NULL, out, err);
 }
 
 sinew_result sinew_document_copy(const sinew_document *doc, sinew_document **out, sinew_error *err)
 {
     if (out) *out = NULL;
     if (!doc || !out) return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_copy: NULL");
-    void *bytes = NULL;
-    size_t size = 0;
-    sinew_result r = sinew_document_write_glb_memory(doc, &bytes, &size, err);
+    /* The bytes are scratch: through the document's own allocator, as the copy is. */
+    const sinew_write_options write = {.allocator = &doc->alloc};
+    sinew_bytes bytes;
+    sinew_result r = sinew_document_serialize_with(doc, "copy.glb", &write, &bytes, err);
     if (r == SINEW_OK) {
         sinew_load_options options = {0};
         options.display_name = doc->name;
         options.allocator = &doc->alloc;
-        r = sinew_document_load_memory(bytes, size, &options, out, err);
+        r = sinew_document_load_memory(bytes.data, bytes.size, &options, out, err);
     }
-    free(bytes);
+    sinew_bytes_free(&bytes);
     return r;
 }
 
 sinew_result sinew_document_serialize_with(const sinew_document *doc, const char *path,
-                                           const sinew_write_options *options, void **out,
-                                           size_t *size, sinew_error *err)
+                                           const sinew_write_options *options, sinew_bytes *out,
+                                           sinew_error *err)
 {
-    if (out) *out = NULL;
-    if (size) *size = 0;
-    if (!doc || !path || !out || !size)
+    if (out) memset(out, 0, sizeof *out);
+    if (!doc || !path || !out)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_serialize: NULL");
-    const int meshopt = options && options->meshopt;
     const size_t n = strlen(path);
-    if (!(n >= 5 && !strcmp(path + n - 5, ".gltf"))) return write_glb(doc, meshopt, out, size, err);
+    if (!(n >= 5 && !strcmp(path + n - 5, ".gltf"))) return write_glb(doc, options, out, err);
     cJSON *json;
     uint8_t *bin;
     size_t bin_size;
-    sinew_result r = pack(doc, 1, meshopt, &json, &bin, &bin_size, err);
+    sinew_result r = pack(doc, 1, options && options->meshopt, &json, &bin, &bin_size, err);
     if (r) return r;
     free(bin);
     char *text = cJSON_Print(json);
     cJSON_Delete(json);
-    /* Copied, because the caller frees *out with free() and cJSON allocates through its
-     * hooks, which an embedder may have pointed elsewhere. */
+    /* Copied into the output's allocator: cJSON allocates through its own hooks, which an
+     * embedder may have pointed elsewhere. */
+    const sinew_allocator alloc = output_allocator(options);
     size_t length = text ? strlen(text) : 0;
-    char *copy = text ? malloc(length + 1) : NULL;
+    char *copy = text ? sinew_alloc(&alloc, length + 1, 1) : NULL;
     if (copy) memcpy(copy, text, length + 1);
     cJSON_free(text);
     if (!copy) return io_oom(doc, err);
-    *out = copy;
-    *size = length;
+    out->data = copy;
+    out->size = length;
+    out->allocator = alloc;
     return SINEW_OK;
 }
 
-sinew_result sinew_document_serialize(const sinew_document *doc, const char *path, void **out,
-                                      size_t *size, sinew_error *err)
+sinew_result sinew_document_serialize(const sinew_document *doc, const char *path, sinew_bytes *out,
+                                      sinew_error *err)
 {
-    return sinew_document_serialize_with(doc, path, NULL, out, size, err);
+    return sinew_document_serialize_with(doc, path, NULL, out, err);
 }
 
 sinew_result sinew_document_write_file(const sinew_document *doc, const char *path,
                                        sinew_error *err)
 {
-    void *data;
-    size_t size;
-    sinew_result r = sinew_document_serialize(doc, path, &data, &size, err);
-    if (r == SINEW_OK) r = sinew_file_write_atomic(path, data, size, err);
-    free(data);
+    sinew_bytes bytes;
+    sinew_result r = sinew_document_serialize(doc, path, &bytes, err);
+    if (r == SINEW_OK) r = sinew_file_write_atomic(path, bytes.data, bytes.size, err);
+    sinew_bytes_free(&bytes);
     return r;
 }

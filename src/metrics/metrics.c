@@ -43,9 +43,17 @@ static int compare_edges(const void *pa, const void *pb)
     return 0;
 }
 
-sinew_result sinew_metrics_unique_edges(const sinew_model *model, uint32_t **edges,
-                                        uint32_t *edge_count, sinew_error *err)
+void sinew_metrics_edges_free(sinew_metrics_edges *edges)
 {
+    if (!edges) return;
+    sinew_free(&edges->allocator, edges->pairs);
+    memset(edges, 0, sizeof *edges);
+}
+
+sinew_result sinew_metrics_unique_edges(const sinew_model *model, sinew_metrics_edges *out,
+                                        sinew_error *err)
+{
+    memset(out, 0, sizeof *out);
     const sinew_mesh *mesh = &model->mesh;
     const sinew_allocator *a = &model->allocator;
     uint32_t *e = sinew_alloc(a, (size_t)mesh->triangle_count * 6, sizeof *e);
@@ -69,8 +77,9 @@ sinew_result sinew_metrics_unique_edges(const sinew_model *model, uint32_t **edg
         e[2 * unique + 1] = e[2 * i + 1];
         unique++;
     }
-    *edges = e;
-    *edge_count = unique;
+    out->pairs = e;
+    out->count = unique;
+    out->allocator = *a;
     return SINEW_OK;
 }
 
@@ -171,9 +180,10 @@ sinew_result sinew_metrics_stretch(const sinew_model *model, const sinew_clip *c
 {
     const sinew_allocator *a = &model->allocator;
     const uint32_t samples = options && options->samples ? options->samples : 24;
-    uint32_t *edges = NULL, edge_count = 0;
-    sinew_result r = sinew_metrics_unique_edges(model, &edges, &edge_count, err);
+    sinew_metrics_edges unique;
+    sinew_result r = sinew_metrics_unique_edges(model, &unique, err);
     if (r != SINEW_OK) return r;
+    const uint32_t *edges = unique.pairs, edge_count = unique.count;
     const size_t total = (size_t)edge_count * samples;
     float *ratios = sinew_alloc(a, total + 1, sizeof *ratios);
     if (!ratios)
@@ -199,7 +209,7 @@ sinew_result sinew_metrics_stretch(const sinew_model *model, const sinew_clip *c
         if (in_selected) sinew_stretch_summarise(ratios, nsel, in_selected);
         if (in_others) sinew_stretch_summarise(ratios + nsel, total - nsel, in_others);
     }
-    sinew_free(a, edges);
+    sinew_metrics_edges_free(&unique);
     sinew_free(a, ratios);
     return r;
 }

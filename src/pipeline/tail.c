@@ -106,7 +106,8 @@ static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
     }
     /* The model is rebuilt from the edited document, so the new joints carry their document
      * node indices and the bake writes into exactly what will be saved. */
-    if (r == SINEW_OK) r = sinew_model_from_document(doc, NULL, model, err);
+    const sinew_model_options model_options = {.allocator = o->allocator};
+    if (r == SINEW_OK) r = sinew_model_from_document(doc, &model_options, model, err);
     /* The tail chain (found by name) and each wing with its own springs. */
     if (r == SINEW_OK && bake && tail_chains(plan))
         r = sinew_bake_all(doc, *model, &o->bake, bakes, err);
@@ -338,9 +339,10 @@ done:
 static sinew_result guard_tables(const guard *g, sinew_tail_result *res, sinew_error *err)
 {
     const sinew_model *input = g->input, *trial = g->trial;
-    uint32_t *edges = NULL, ne = 0;
-    sinew_result r = sinew_metrics_unique_edges(input, &edges, &ne, err);
+    sinew_metrics_edges unique;
+    sinew_result r = sinew_metrics_unique_edges(input, &unique, err);
     if (r != SINEW_OK) return r;
+    const uint32_t *edges = unique.pairs, ne = unique.count;
     const size_t n = (size_t)ne * g->samples;
     float *rb = sinew_alloc(g->al, n + 1, sizeof *rb), *ra = sinew_alloc(g->al, n + 1, sizeof *ra);
     float *pick = sinew_alloc(g->al, n + 1, sizeof *pick);
@@ -370,7 +372,7 @@ static sinew_result guard_tables(const guard *g, sinew_tail_result *res, sinew_e
             }
     }
 done:
-    sinew_free(&input->allocator, edges);
+    sinew_metrics_edges_free(&unique);
     sinew_free(g->al, rb);
     sinew_free(g->al, ra);
     sinew_free(g->al, pick);
@@ -383,9 +385,10 @@ static sinew_result zone_edges(guard *g, sinew_error *err)
 {
     const sinew_model *in = g->input;
     const uint32_t nv = in->mesh.vertex_count;
-    uint32_t *all = NULL, all_count = 0;
-    sinew_result r = sinew_metrics_unique_edges(in, &all, &all_count, err);
+    sinew_metrics_edges unique;
+    sinew_result r = sinew_metrics_unique_edges(in, &unique, err);
     if (r != SINEW_OK) return r;
+    const uint32_t *all = unique.pairs, all_count = unique.count;
     uint8_t *zone = sinew_alloc(g->al, nv + 1, 1), *next = sinew_alloc(g->al, nv + 1, 1);
     g->edges = sinew_alloc(g->al, 2 * (size_t)all_count + 2, sizeof *g->edges);
     if (!zone || !next || !g->edges) {
@@ -408,7 +411,7 @@ static sinew_result zone_edges(guard *g, sinew_error *err)
             g->edge_count++;
         }
 done:
-    sinew_free(&in->allocator, all);
+    sinew_metrics_edges_free(&unique);
     sinew_free(g->al, zone);
     sinew_free(g->al, next);
     return r;
@@ -521,11 +524,14 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
     sinew_tail_options o;
     memset(&o, 0, sizeof o);
     if (options) o = *options;
-    if (o.rig.allocator) res->allocator = *o.rig.allocator;
+    if (o.allocator) res->allocator = *o.allocator;
+    /* One allocator for everything the job makes. */
+    o.allocator = o.rig.allocator = o.bake.allocator = &res->allocator;
+    const sinew_model_options model_options = {.allocator = &res->allocator};
     const int bake = !o.no_bake;
     sinew_document *trial = NULL;
     sinew_model *trial_model = NULL;
-    sinew_result r = sinew_model_from_document(doc, NULL, &res->input, err);
+    sinew_result r = sinew_model_from_document(doc, &model_options, &res->input, err);
     if (r == SINEW_OK) r = sinew_rig_find_appendages(res->input, &o.rig, &res->report, err);
     if (r == SINEW_OK) r = sinew_rig_build_chain(res->input, &o.rig, &res->report, &res->plan, err);
     if (r != SINEW_OK || (res->plan.chain_count == 0 && res->plan.changed_count == 0)) return r;

@@ -9,6 +9,7 @@
 #include <stb/stb_image_write.h>
 
 typedef struct png_bytes {
+    sinew_allocator alloc; /* the output's */
     unsigned char *data;
     size_t size, capacity;
     int failed;
@@ -22,7 +23,7 @@ static void append(void *context, void *data, int size)
         size_t cap = b->capacity ? b->capacity : 1 << 16;
         while (cap < b->size + (size_t)size)
             cap *= 2;
-        unsigned char *grown = realloc(b->data, cap);
+        unsigned char *grown = sinew_realloc(&b->alloc, b->data, b->capacity, cap, 1);
         if (!grown) {
             b->failed = 1;
             return;
@@ -34,32 +35,32 @@ static void append(void *context, void *data, int size)
     b->size += (size_t)size;
 }
 
-sinew_result sinew_render_encode_png(const sinew_image *image, void **out, size_t *size,
-                                     sinew_error *err)
+sinew_result sinew_render_encode_png(const sinew_image *image, const sinew_png_options *options,
+                                     sinew_bytes *out, sinew_error *err)
 {
-    if (out) *out = NULL;
-    if (size) *size = 0;
-    if (!image || !out || !size || !image->rgba)
+    if (out) memset(out, 0, sizeof *out);
+    if (!image || !out || !image->rgba)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_render_encode_png: NULL");
     png_bytes b = {0};
+    if (options && options->allocator) b.alloc = *options->allocator;
     int ok = stbi_write_png_to_func(append, &b, (int)image->width, (int)image->height, 4,
                                     image->rgba, (int)image->width * 4);
     if (!ok || b.failed) {
-        free(b.data);
+        sinew_free(&b.alloc, b.data);
         return sinew_error_set(err, b.failed ? SINEW_ERR_OUT_OF_MEMORY : SINEW_ERR_INTERNAL,
                                "PNG encoder failed (%ux%u picture)", image->width, image->height);
     }
-    *out = b.data;
-    *size = b.size;
+    out->data = b.data;
+    out->size = b.size;
+    out->allocator = b.alloc;
     return SINEW_OK;
 }
 
 sinew_result sinew_render_write_png(const sinew_image *image, const char *path, sinew_error *err)
 {
-    void *data;
-    size_t size;
-    sinew_result r = sinew_render_encode_png(image, &data, &size, err);
-    if (r == SINEW_OK) r = sinew_file_write_atomic(path, data, size, err);
-    free(data);
+    sinew_bytes bytes;
+    sinew_result r = sinew_render_encode_png(image, NULL, &bytes, err);
+    if (r == SINEW_OK) r = sinew_file_write_atomic(path, bytes.data, bytes.size, err);
+    sinew_bytes_free(&bytes);
     return r;
 }

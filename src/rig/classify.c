@@ -21,6 +21,8 @@
  *   ownership  a piece owns the skin of its walk; a chained or rigid piece also owns the rest
  *              of a separate shell it mostly covers (a tail modelled as its own shell sunk into
  *              the body: its hidden root).
+ *   garments   on request, a broad sheet on a surface of its own takes that whole surface
+ *              (garment.c).
  */
 #include "rig_internal.h"
 
@@ -359,7 +361,95 @@ static double box_overlap(const sinew_rig_piece *a, const sinew_rig_piece *b, fl
     return vmin > 0 ? ov / vmin : 0;
 }
 
-/* Pieces from the walks: geometry, attachment. a->piece_runs[p] = run index of piece p. */
+/* What the cross-sections of a walk say about its shape, counted over the sections that
+ * exist (perimeter > 0), from the tip to the root. */
+typedef struct section_counts {
+    uint32_t sections;    /* sections counted */
+    uint32_t open;        /* of them, ending on the mesh's boundary */
+    uint32_t open_tail;   /* open sections after the last closed one, up to the root */
+    uint32_t flat_across; /* sections flatter than SHEET_ACROSS */
+    float root_radius;    /* radius of the section nearest the root */
+} section_counts;
+
+static section_counts count_sections(const rig_run *run)
+{
+    section_counts c = {0, 0, 0, 0, 0};
+    uint32_t closed_seen = 0;
+    for (uint32_t k = 0; k < run->section_count; k++) {
+        if (!(run->sections[k].perimeter > 0)) continue;
+        c.sections++;
+        const int is_open = run->sections[k].open_ends > 0;
+        c.open += (uint32_t)is_open;
+        c.open_tail = is_open && closed_seen ? c.open_tail + 1 : 0;
+        closed_seen |= !is_open;
+        c.flat_across += run->sections[k].flatness < SHEET_ACROSS;
+        c.root_radius = run->sections[k].radius;
+    }
+    return c;
+}
+
+/* The piece's box, and how flat it is as a whole: the square root of its smallest over its
+ * middle spread (the eigenvalues of its vertices' covariance, taken about the tip so the sums
+ * stay small). */
+static void measure_spread(const rig_run *run, const sinew_model *m, sinew_rig_piece *pc)
+{
+    pc->box_min = pc->box_max = pc->tip;
+    double sum[3] = {0, 0, 0}, sq[9] = {0};
+    for (uint32_t k = 0; k < run->vertex_count; k++) {
+        sinew_vec3 p = m->mesh.positions[run->vertices[k]];
+        const double v[3] = {(double)p.x - pc->tip.x, (double)p.y - pc->tip.y,
+                             (double)p.z - pc->tip.z};
+        for (int r = 0; r < 3; r++) {
+            sum[r] += v[r];
+            for (int c = 0; c < 3; c++)
+                sq[3 * r + c] += v[r] * v[c];
+        }
+        pc->box_min = sinew_vec3_make(fminf(pc->box_min.x, p.x), fminf(pc->box_min.y, p.y),
+                                      fminf(pc->box_min.z, p.z));
+        pc->box_max = sinew_vec3_make(fmaxf(pc->box_max.x, p.x), fmaxf(pc->box_max.y, p.y),
+                                      fmaxf(pc->box_max.z, p.z));
+    }
+    if (run->vertex_count >= 3) {
+        const double n = run->vertex_count;
+        double cov[9], val[3], vec[9];
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                cov[3 * r + c] = sq[3 * r + c] / n - sum[r] * sum[c] / (n * n);
+        sinew_sym3_eigen(cov, val, vec);
+        pc->flatness = val[1] > 0 ? (float)sqrt(fmax(val[2], 0) / val[1]) : 0.0f;
+    }
+}
+
+/* One piece from a walk long enough to be one: its size, shape and attachment. */
+static void piece_from_run(const sinew_rig_analysis *a, const sinew_model *m, const rig_run *run,
+                           const sinew_rig_options *opt, sinew_rig_piece *pc)
+{
+    const float length = run->cut, thickness = 2 * run->radius;
+    memset(pc, 0, sizeof *pc);
+    pc->merged_into = -1;
+    pc->rides_on = -1;
+    pc->merged_shells = 1;
+    pc->length = length;
+    pc->radius = run->radius;
+    pc->elongation = length / thickness;
+    pc->root = run_root(run, m);
+    const section_counts c = count_sections(run);
+    /* Open sections after closed ones, up to the root, are a sunk shell's rim: not counted. */
+    pc->sheet = c.open - c.open_tail > SHEET_SHARE * (float)(c.sections - c.open_tail);
+    pc->protrusion =
+        c.root_radius > 0
+            ? sinew_vec3_distance(m->mesh.positions[run->tip], pc->root) / c.root_radius
+            : 0;
+    pc->tip = m->mesh.positions[run->tip];
+    measure_spread(run, m, pc);
+    pc->sheet |= pc->flatness < SHEET_FLAT && 2 * c.flat_across > c.sections;
+    pc->attach_joint = attach_joint(a, m, pc->root, opt->attach_preference);
+    pc->attach_region = pc->attach_joint >= 0 ? (sinew_rig_region)a->regions[pc->attach_joint]
+                                              : SINEW_RIG_REGION_OTHER;
+}
+
+/* Pieces from the walks; shorter walks are only counted (rep->small_count).
+ * a->piece_runs[p] = run index of piece p. */
 static sinew_result pieces_from_runs(sinew_rig_analysis *a, const sinew_model *m,
                                      const sinew_rig_options *opt, sinew_rig_report *rep,
                                      sinew_error *err)
@@ -377,65 +467,8 @@ static sinew_result pieces_from_runs(sinew_rig_analysis *a, const sinew_model *m
             rep->small_count += run->vertex_count > 0;
             continue;
         }
-        sinew_rig_piece *pc = &rep->pieces[rep->piece_count];
-        memset(pc, 0, sizeof *pc);
-        a->piece_runs[rep->piece_count++] = i;
-        pc->merged_into = -1;
-        pc->rides_on = -1;
-        pc->merged_shells = 1;
-        pc->length = length;
-        pc->radius = run->radius;
-        pc->elongation = length / thickness;
-        pc->root = run_root(run, m);
-        uint32_t sections = 0, open = 0, flat_across = 0, closed_seen = 0, open_tail = 0;
-        float root_radius = 0;
-        for (uint32_t k = 0; k < run->section_count; k++) {
-            if (!(run->sections[k].perimeter > 0)) continue;
-            sections++;
-            const int is_open = run->sections[k].open_ends > 0;
-            open += (uint32_t)is_open;
-            open_tail = is_open && closed_seen ? open_tail + 1 : 0;
-            closed_seen |= !is_open;
-            flat_across += run->sections[k].flatness < SHEET_ACROSS;
-            root_radius = run->sections[k].radius;
-        }
-        /* Open sections after closed ones, up to the root, are a sunk shell's rim: not counted. */
-        pc->sheet = open - open_tail > SHEET_SHARE * (float)(sections - open_tail);
-        pc->protrusion =
-            root_radius > 0
-                ? sinew_vec3_distance(m->mesh.positions[run->tip], pc->root) / root_radius
-                : 0;
-        pc->tip = m->mesh.positions[run->tip];
-        pc->box_min = pc->box_max = pc->tip;
-        double sum[3] = {0, 0, 0}, sq[9] = {0};
-        for (uint32_t k = 0; k < run->vertex_count; k++) {
-            sinew_vec3 p = m->mesh.positions[run->vertices[k]];
-            const double v[3] = {(double)p.x - pc->tip.x, (double)p.y - pc->tip.y,
-                                 (double)p.z - pc->tip.z};
-            for (int r = 0; r < 3; r++) {
-                sum[r] += v[r];
-                for (int c = 0; c < 3; c++)
-                    sq[3 * r + c] += v[r] * v[c];
-            }
-            pc->box_min = sinew_vec3_make(fminf(pc->box_min.x, p.x), fminf(pc->box_min.y, p.y),
-                                          fminf(pc->box_min.z, p.z));
-            pc->box_max = sinew_vec3_make(fmaxf(pc->box_max.x, p.x), fmaxf(pc->box_max.y, p.y),
-                                          fmaxf(pc->box_max.z, p.z));
-        }
-        /* How flat the piece is as a whole: sqrt of its smallest over its middle spread. */
-        if (run->vertex_count >= 3) {
-            const double n = run->vertex_count;
-            double cov[9], val[3], vec[9];
-            for (int r = 0; r < 3; r++)
-                for (int c = 0; c < 3; c++)
-                    cov[3 * r + c] = sq[3 * r + c] / n - sum[r] * sum[c] / (n * n);
-            sinew_sym3_eigen(cov, val, vec);
-            pc->flatness = val[1] > 0 ? (float)sqrt(fmax(val[2], 0) / val[1]) : 0.0f;
-        }
-        pc->sheet |= pc->flatness < SHEET_FLAT && 2 * flat_across > sections;
-        pc->attach_joint = attach_joint(a, m, pc->root, opt->attach_preference);
-        pc->attach_region = pc->attach_joint >= 0 ? (sinew_rig_region)a->regions[pc->attach_joint]
-                                                  : SINEW_RIG_REGION_OTHER;
+        a->piece_runs[rep->piece_count] = i;
+        piece_from_run(a, m, run, opt, &rep->pieces[rep->piece_count++]);
     }
     return SINEW_OK;
 }
@@ -478,94 +511,123 @@ static void merge_overlapping(const sinew_rig_analysis *a, sinew_rig_report *rep
     }
 }
 
+/* --tail-from: the piece rooted nearest the named joint, relative to its length (so the
+ * longest of those rooted about as near), is the tail; -1 without --tail-from. */
+static int32_t forced_piece(const sinew_model *m, const sinew_rig_report *rep, int32_t tail_from)
+{
+    int32_t forced = -1;
+    if (tail_from < 0) return forced;
+    float best = FLT_MAX;
+    sinew_vec3 at = rig_joint_position(m, (uint32_t)tail_from);
+    for (uint32_t p = 0; p < rep->piece_count; p++) {
+        const sinew_rig_piece *pc = &rep->pieces[p];
+        if (pc->merged_into >= 0) continue;
+        float d = sinew_vec3_distance(pc->root, at) / fmaxf(pc->length, 1e-30f);
+        if (d < best) best = d, forced = (int32_t)p;
+    }
+    return forced;
+}
+
+static sinew_rig_verdict tail_verdict(const sinew_rig_options *opt)
+{
+    return opt->mode == SINEW_RIG_MODE_RIGID ? SINEW_RIG_VERDICT_RIGID : SINEW_RIG_VERDICT_CHAIN;
+}
+
+/* What piece p is from its shape and where it hangs, with the reason written in pc->reason;
+ * `user_chain` when the user asked for it to be the tail (--piece or --tail-from, which
+ * `forced` tells apart). */
+static sinew_rig_verdict verdict_of_shape(const sinew_rig_analysis *a, const sinew_model *m,
+                                          const sinew_rig_options *opt, const sinew_rig_report *rep,
+                                          uint32_t p, int user_chain, int32_t forced)
+{
+    sinew_rig_piece *pc = &rep->pieces[p];
+    const char *att = joint_name(m, pc->attach_joint);
+    char *why = pc->reason;
+    const size_t wn = sizeof pc->reason;
+    const int is_long = pc->elongation >= opt->min_elongation &&
+                        pc->length >= TAIL_LENGTH * rep->scale && pc->protrusion >= PROTRUDES;
+    const int pelvic = hangs_from_pelvis(a, m, rep, p);
+    const char *chained = opt->mode == SINEW_RIG_MODE_RIGID ? "rigid on the pelvis (--mode rigid)"
+                                                            : "a tail: bone chain";
+    if (user_chain) {
+        sinew_rig_verdict v = tail_verdict(opt);
+        snprintf(why, wn, "%s by request (%s), %.1fx as long as thick, root at %s",
+                 v == SINEW_RIG_VERDICT_RIGID ? "rigid" : "chained",
+                 (int32_t)p == forced ? "--tail-from" : "--piece", (double)pc->elongation, att);
+        return v;
+    }
+    if (pc->sheet) {
+        snprintf(why, wn, "a sheet, not a tube (a cape, a flap, a strip), at %s: unchanged", att);
+        return SINEW_RIG_VERDICT_SHEET;
+    }
+    if (pc->attach_region == SINEW_RIG_REGION_HEAD) {
+        snprintf(why, wn, "on the head (%s): ears and horns stay rigid with it", att);
+        return SINEW_RIG_VERDICT_HEAD;
+    }
+    if (pelvic && is_long) {
+        snprintf(why, wn, "no bone inside, %.1fx as long as thick, hangs from the pelvis (%s): %s",
+                 (double)pc->elongation, att, chained);
+        return tail_verdict(opt);
+    }
+    if (pelvic) {
+        snprintf(why, wn,
+                 "at the pelvis (%s) but sticks out %.1f root radii, %.1fx as long as thick, "
+                 "%.2f H long (a tail: %.1f, %.1fx, %.2f H): a bump, unchanged",
+                 att, (double)pc->protrusion, (double)pc->elongation,
+                 (double)(pc->length / rep->scale), (double)PROTRUDES, (double)opt->min_elongation,
+                 (double)TAIL_LENGTH);
+        return SINEW_RIG_VERDICT_BUMP;
+    }
+    if (pc->attach_region == SINEW_RIG_REGION_SPINE || at_pelvis((uint8_t)pc->attach_region)) {
+        snprintf(why, wn, "%s (%s): %s",
+                 in_a_row(a, rep, p) ? "one of a row of like pieces on the back"
+                                     : "on the back or neck",
+                 att,
+                 opt->dress_spine ? "rigid on its bone (--dress-spine)"
+                                  : "a mane, plates or a quiver; unchanged (see --dress-spine)");
+        return opt->dress_spine ? SINEW_RIG_VERDICT_DRESSED : SINEW_RIG_VERDICT_SPINE;
+    }
+    snprintf(why, wn, "on a limb (%s, %s): unchanged", att,
+             sinew_rig_region_name(pc->attach_region));
+    return SINEW_RIG_VERDICT_LIMB;
+}
+
+/* A would-be tail the user skipped (--skip), or one the skeleton has no room for, is left
+ * unchanged (the reason rewritten); every other verdict stands. */
+static sinew_rig_verdict overridden(const sinew_model *m, const sinew_rig_options *opt,
+                                    sinew_rig_report *rep, uint32_t p, int user_chain,
+                                    sinew_rig_verdict v)
+{
+    sinew_rig_piece *pc = &rep->pieces[p];
+    if (v != SINEW_RIG_VERDICT_CHAIN && v != SINEW_RIG_VERDICT_RIGID) return v;
+    if (listed(opt->skip_pieces, opt->skip_piece_count, p)) {
+        snprintf(pc->reason, sizeof pc->reason,
+                 "would be a tail; left unchanged by request (--skip)");
+        return SINEW_RIG_VERDICT_SKIPPED;
+    }
+    if (!user_chain && rep->rigged_tail >= 0) {
+        /* Boneless skin at the pelvis of a creature whose tail has bones: plates, spines or
+         * fur on the tail's root, not a second tail. */
+        snprintf(pc->reason, sizeof pc->reason,
+                 "at the pelvis, %.1fx as long as thick, but the skeleton already has a tail "
+                 "(%s): unchanged (--piece %u to chain it anyway)",
+                 (double)pc->elongation, joint_name(m, rep->rigged_tail), p);
+        return SINEW_RIG_VERDICT_SKIPPED;
+    }
+    return v;
+}
+
 /* The verdict of each piece that is not merged, then the user's overrides. */
 static void decide(const sinew_rig_analysis *a, const sinew_model *m, const sinew_rig_options *opt,
                    sinew_rig_report *rep, int32_t tail_from)
 {
-    /* --tail-from: the longest piece rooted nearest the named joint is the tail. */
-    int32_t forced = -1;
-    if (tail_from >= 0) {
-        float best = FLT_MAX;
-        sinew_vec3 at = rig_joint_position(m, (uint32_t)tail_from);
-        for (uint32_t p = 0; p < rep->piece_count; p++) {
-            const sinew_rig_piece *pc = &rep->pieces[p];
-            if (pc->merged_into >= 0) continue;
-            float d = sinew_vec3_distance(pc->root, at) / fmaxf(pc->length, 1e-30f);
-            if (d < best) best = d, forced = (int32_t)p;
-        }
-    }
+    const int32_t forced = forced_piece(m, rep, tail_from);
     for (uint32_t p = 0; p < rep->piece_count; p++) {
-        sinew_rig_piece *pc = &rep->pieces[p];
-        if (pc->merged_into >= 0) continue;
-        const char *att = joint_name(m, pc->attach_joint);
-        char *why = pc->reason;
-        const size_t wn = sizeof pc->reason;
-        const int is_long = pc->elongation >= opt->min_elongation &&
-                            pc->length >= TAIL_LENGTH * rep->scale && pc->protrusion >= PROTRUDES;
-        const int pelvic = hangs_from_pelvis(a, m, rep, p);
+        if (rep->pieces[p].merged_into >= 0) continue;
         const int user_chain =
             (int32_t)p == forced || listed(opt->chain_pieces, opt->chain_piece_count, p);
-        const char *chained = opt->mode == SINEW_RIG_MODE_RIGID
-                                  ? "rigid on the pelvis (--mode rigid)"
-                                  : "a tail: bone chain";
-        sinew_rig_verdict v;
-        if (user_chain) {
-            v = opt->mode == SINEW_RIG_MODE_RIGID ? SINEW_RIG_VERDICT_RIGID
-                                                  : SINEW_RIG_VERDICT_CHAIN;
-            snprintf(why, wn, "%s by request (%s), %.1fx as long as thick, root at %s",
-                     v == SINEW_RIG_VERDICT_RIGID ? "rigid" : "chained",
-                     (int32_t)p == forced ? "--tail-from" : "--piece", (double)pc->elongation, att);
-        } else if (pc->sheet) {
-            v = SINEW_RIG_VERDICT_SHEET;
-            snprintf(why, wn, "a sheet, not a tube (a cape, a flap, a strip), at %s: unchanged",
-                     att);
-        } else if (pc->attach_region == SINEW_RIG_REGION_HEAD) {
-            v = SINEW_RIG_VERDICT_HEAD;
-            snprintf(why, wn, "on the head (%s): ears and horns stay rigid with it", att);
-        } else if (pelvic && is_long) {
-            v = opt->mode == SINEW_RIG_MODE_RIGID ? SINEW_RIG_VERDICT_RIGID
-                                                  : SINEW_RIG_VERDICT_CHAIN;
-            snprintf(why, wn,
-                     "no bone inside, %.1fx as long as thick, hangs from the pelvis (%s): %s",
-                     (double)pc->elongation, att, chained);
-        } else if (pelvic) {
-            v = SINEW_RIG_VERDICT_BUMP;
-            snprintf(why, wn,
-                     "at the pelvis (%s) but sticks out %.1f root radii, %.1fx as long as thick, "
-                     "%.2f H long (a tail: %.1f, %.1fx, %.2f H): a bump, unchanged",
-                     att, (double)pc->protrusion, (double)pc->elongation,
-                     (double)(pc->length / rep->scale), (double)PROTRUDES,
-                     (double)opt->min_elongation, (double)TAIL_LENGTH);
-        } else if (pc->attach_region == SINEW_RIG_REGION_SPINE ||
-                   at_pelvis((uint8_t)pc->attach_region)) {
-            v = opt->dress_spine ? SINEW_RIG_VERDICT_DRESSED : SINEW_RIG_VERDICT_SPINE;
-            snprintf(why, wn, "%s (%s): %s",
-                     in_a_row(a, rep, p) ? "one of a row of like pieces on the back"
-                                         : "on the back or neck",
-                     att,
-                     opt->dress_spine
-                         ? "rigid on its bone (--dress-spine)"
-                         : "a mane, plates or a quiver; unchanged (see --dress-spine)");
-        } else {
-            v = SINEW_RIG_VERDICT_LIMB;
-            snprintf(why, wn, "on a limb (%s, %s): unchanged", att,
-                     sinew_rig_region_name(pc->attach_region));
-        }
-        if ((v == SINEW_RIG_VERDICT_CHAIN || v == SINEW_RIG_VERDICT_RIGID) &&
-            listed(opt->skip_pieces, opt->skip_piece_count, p)) {
-            v = SINEW_RIG_VERDICT_SKIPPED;
-            snprintf(why, wn, "would be a tail; left unchanged by request (--skip)");
-        } else if ((v == SINEW_RIG_VERDICT_CHAIN || v == SINEW_RIG_VERDICT_RIGID) && !user_chain &&
-                   rep->rigged_tail >= 0) {
-            /* Boneless skin at the pelvis of a creature whose tail has bones: plates, spines
-             * or fur on the tail's root, not a second tail. */
-            v = SINEW_RIG_VERDICT_SKIPPED;
-            snprintf(why, wn,
-                     "at the pelvis, %.1fx as long as thick, but the skeleton already has a tail "
-                     "(%s): unchanged (--piece %u to chain it anyway)",
-                     (double)pc->elongation, joint_name(m, rep->rigged_tail), p);
-        }
-        pc->verdict = v;
+        sinew_rig_verdict v = verdict_of_shape(a, m, opt, rep, p, user_chain, forced);
+        rep->pieces[p].verdict = overridden(m, opt, rep, p, user_chain, v);
     }
 }
 
@@ -670,14 +732,12 @@ static sinew_result own_vertices(sinew_rig_analysis *a, const sinew_model *m, si
     return SINEW_OK;
 }
 
-sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_options *options,
-                                       sinew_rig_report *rep, sinew_error *err)
+/* What the finder needs of the model, and the joint --tail-from names (-1 without it). What
+ * the file lacks is the file's fault (exit 1 at the CLI), not the caller's. */
+static sinew_result check_input(const sinew_model *m, const sinew_rig_options *opt,
+                                int32_t *tail_from, sinew_error *err)
 {
-    memset(rep, 0, sizeof *rep);
-    rep->rigged_tail = -1;
-    sinew_rig_options opt = rig_options_resolve(options);
-    if (opt.allocator) rep->allocator = *opt.allocator;
-    /* What the file lacks is the file's fault (exit 1 at the CLI), not the caller's. */
+    *tail_from = -1;
     if (!m) return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_rig_find_appendages: NULL");
     if (m->skin.joint_count == 0)
         return sinew_error_set(err, SINEW_ERR_UNSUPPORTED, "tail: the model has no skin joints");
@@ -686,15 +746,21 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
     if (!(m->size.scale > 0))
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
                                "tail: the mesh has no extent (every vertex at one point)");
-    int32_t tail_from = -1;
-    if (opt.tail_from) {
-        int32_t node = sinew_model_find_node(m, opt.tail_from);
-        tail_from = node >= 0 ? m->nodes[node].joint : -1;
-        if (tail_from < 0)
+    if (opt->tail_from) {
+        int32_t node = sinew_model_find_node(m, opt->tail_from);
+        *tail_from = node >= 0 ? m->nodes[node].joint : -1;
+        if (*tail_from < 0)
             return sinew_error_set(err, SINEW_ERR_NOT_FOUND,
                                    "tail: --tail-from names no joint of the skin: \"%s\"",
-                                   opt.tail_from);
+                                   opt->tail_from);
     }
+    return SINEW_OK;
+}
+
+/* The analysis and the report's per-vertex arrays, owned by the report from here on (freed by
+ * sinew_rig_report_free even when a later step fails). */
+static sinew_result analysis_create(const sinew_model *m, sinew_rig_report *rep, sinew_error *err)
+{
     const uint32_t nv = m->mesh.vertex_count;
     sinew_rig_analysis *a = sinew_alloc(&rep->allocator, 1, sizeof *a);
     if (!a) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
@@ -707,11 +773,68 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
     a->regions = sinew_alloc(&a->alloc, a->joint_count, 1);
     rep->vertex_piece = sinew_alloc(&a->alloc, nv, sizeof *rep->vertex_piece);
     rep->vertex_distance = sinew_alloc(&a->alloc, nv, sizeof *rep->vertex_distance);
-    sinew_result r = SINEW_OK;
-    if (!a->regions || !rep->vertex_piece || !rep->vertex_distance) {
-        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
-        goto fail;
+    if (!a->regions || !rep->vertex_piece || !rep->vertex_distance)
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+    return SINEW_OK;
+}
+
+/* Each vertex's distance to the skeleton, measured once per welded position. */
+static void measure_skeleton_distance(const sinew_rig_analysis *a, const sinew_model *m,
+                                      sinew_rig_report *rep)
+{
+    const uint32_t nv = m->mesh.vertex_count;
+    for (uint32_t v = 0; v < nv; v++)
+        if (a->weld[v] == v)
+            rep->vertex_distance[v] =
+                rig_skeleton_distance(a->segments, a->segment_count, m->mesh.positions[v]);
+    for (uint32_t v = 0; v < nv; v++)
+        rep->vertex_distance[v] = rep->vertex_distance[a->weld[v]];
+}
+
+/* Each piece's weighted distance with the rigger's weights (distance_before; distance_after
+ * starts equal and changes only when the piece is re-weighted). */
+static sinew_result measure_distance_before(const sinew_rig_analysis *a, const sinew_model *m,
+                                            sinew_rig_report *rep, sinew_error *err)
+{
+    const uint32_t nv = m->mesh.vertex_count;
+    sinew_vec3 *jp = sinew_alloc(&a->alloc, a->joint_count, sizeof *jp);
+    uint32_t *verts = sinew_alloc(&a->alloc, nv, sizeof *verts);
+    if (!jp || !verts) {
+        sinew_free(&a->alloc, jp);
+        sinew_free(&a->alloc, verts);
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
     }
+    for (uint32_t j = 0; j < a->joint_count; j++)
+        jp[j] = rig_joint_position(m, j);
+    for (uint32_t p = 0; p < rep->piece_count; p++) {
+        sinew_rig_piece *pc = &rep->pieces[p];
+        if (pc->merged_into >= 0) continue;
+        uint32_t c = 0;
+        for (uint32_t v = 0; v < nv; v++)
+            if (rep->vertex_piece[v] == p) verts[c++] = v;
+        pc->distance_before = rig_weighted_distance(
+            m->mesh.positions, verts, c, m->mesh.influence_joints, m->mesh.influence_weights,
+            a->segments, a->segment_count, jp, a->joint_count);
+        pc->distance_after = pc->distance_before;
+    }
+    sinew_free(&a->alloc, jp);
+    sinew_free(&a->alloc, verts);
+    return SINEW_OK;
+}
+
+sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_options *options,
+                                       sinew_rig_report *rep, sinew_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->rigged_tail = -1;
+    sinew_rig_options opt = rig_options_resolve(options);
+    if (opt.allocator) rep->allocator = *opt.allocator;
+    int32_t tail_from;
+    sinew_result r = check_input(m, &opt, &tail_from, err);
+    if (r != SINEW_OK) return r;
+    if ((r = analysis_create(m, rep, err)) != SINEW_OK) goto fail;
+    sinew_rig_analysis *a = rep->analysis;
+    /* Where the body is and how big: landmarks, then H. */
     if ((r = sinew_rig_find_landmarks(m, &rep->landmarks, a->regions, err)) != SINEW_OK) goto fail;
     rep->scale = body_scale(m, rep->landmarks.up);
     /* Weld with a hairline tolerance, not only exact positions: exporters split at UV and
@@ -720,50 +843,23 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
      * welding a cape sunk into a torso). */
     if ((r = rig_weld_tolerant(a, m, 3e-4f * rep->scale, err)) != SINEW_OK) goto fail;
     if ((r = rig_build_segments(a, m, rep->scale, err)) != SINEW_OK) goto fail;
-    for (uint32_t v = 0; v < nv; v++)
-        if (a->weld[v] == v)
-            rep->vertex_distance[v] =
-                rig_skeleton_distance(a->segments, a->segment_count, m->mesh.positions[v]);
-    for (uint32_t v = 0; v < nv; v++)
-        rep->vertex_distance[v] = rep->vertex_distance[a->weld[v]];
+    measure_skeleton_distance(a, m, rep);
+    /* The walks out of the body, and the pieces among them. */
     if ((r = rig_build_graph(a, m, err)) != SINEW_OK) goto fail;
     if ((r = rig_find_runs(a, m, rep->scale, rep->landmarks.pelvis, &a->runs, err)) != SINEW_OK)
         goto fail;
     if ((r = pieces_from_runs(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
+    /* What each piece is (see the header, in this order). */
     merge_overlapping(a, rep);
     rep->rigged_tail = find_rigged_tail(a, m);
     decide(a, m, &opt, rep, tail_from);
     if ((r = rig_find_wings(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
     if ((r = find_riders(a, m, rep, err)) != SINEW_OK) goto fail;
+    /* Which skin each piece takes, and how far it is from its bones now. */
     a->chain_parent = tail_from >= 0 ? tail_from : rep->landmarks.pelvis;
     if ((r = own_vertices(a, m, rep, err)) != SINEW_OK) goto fail;
     if ((r = rig_find_garments(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
-    /* Weighted distance before: the rigger's weights. */
-    {
-        sinew_vec3 *jp = sinew_alloc(&a->alloc, a->joint_count, sizeof *jp);
-        uint32_t *verts = sinew_alloc(&a->alloc, nv, sizeof *verts);
-        if (!jp || !verts) {
-            sinew_free(&a->alloc, jp);
-            sinew_free(&a->alloc, verts);
-            r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
-            goto fail;
-        }
-        for (uint32_t j = 0; j < a->joint_count; j++)
-            jp[j] = rig_joint_position(m, j);
-        for (uint32_t p = 0; p < rep->piece_count; p++) {
-            sinew_rig_piece *pc = &rep->pieces[p];
-            if (pc->merged_into >= 0) continue;
-            uint32_t c = 0;
-            for (uint32_t v = 0; v < nv; v++)
-                if (rep->vertex_piece[v] == p) verts[c++] = v;
-            pc->distance_before = rig_weighted_distance(
-                m->mesh.positions, verts, c, m->mesh.influence_joints, m->mesh.influence_weights,
-                a->segments, a->segment_count, jp, a->joint_count);
-            pc->distance_after = pc->distance_before;
-        }
-        sinew_free(&a->alloc, jp);
-        sinew_free(&a->alloc, verts);
-    }
+    if ((r = measure_distance_before(a, m, rep, err)) != SINEW_OK) goto fail;
     return SINEW_OK;
 fail:
     sinew_rig_report_free(rep);

@@ -5,11 +5,10 @@
 #include <math.h>
 #include <string.h>
 
-void sinew_solve_clip_result_free(sinew_solve_clip_result *r, const sinew_allocator *allocator)
+void sinew_solve_clip_result_free(sinew_solve_clip_result *r)
 {
     if (!r) return;
-    sinew_allocator a = {0};
-    if (allocator) a = *allocator;
+    const sinew_allocator a = r->allocator;
     sinew_free(&a, r->times);
     sinew_free(&a, r->poses);
     sinew_free(&a, r->skin_matrices);
@@ -68,12 +67,13 @@ static void follow_pose(const sinew_model *source, const sinew_clip *clip, float
 
 sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
                               const sinew_model *rig, const uint32_t *nearest,
-                              const sinew_solve_options *options, const sinew_allocator *allocator,
-                              sinew_solve_clip_result *out, sinew_error *err)
+                              const sinew_solve_options *options, sinew_solve_clip_result *out,
+                              sinew_error *err)
 {
     memset(out, 0, sizeof *out);
-    sinew_allocator alloc = {0};
-    if (allocator) alloc = *allocator;
+    if (options && options->allocator) out->allocator = *options->allocator;
+    /* A copy: the result is zeroed on failure, and the scratch is freed after that. */
+    const sinew_allocator alloc = out->allocator;
     const sinew_allocator *a = &alloc;
     sinew_solve_frame_plan plan;
     sinew_result r = sinew_solve_plan_frames(clip, options ? options->frame_rate : 0.0f,
@@ -116,7 +116,7 @@ sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
     /* "Not moving" is the rest pose as a player shows it; errors are against its size. */
     out->diagonal = solve_rest_skin(rig, a, rest);
     if (!(out->diagonal > 0)) out->diagonal = rig->size.diagonal > 0 ? rig->size.diagonal : 1.0;
-    r = sinew_solver_create(rig, options, a, &solver, err);
+    r = sinew_solver_create(rig, options, &solver, err);
     if (r != SINEW_OK) goto done;
     for (uint32_t n = 0; n < N; n++)
         same[n] = rig->nodes[n].joint >= 0 && rig->nodes[n].name
@@ -194,6 +194,6 @@ done:
     sinew_free(a, same);
     sinew_free(a, follow);
     sinew_free(a, source_pose);
-    if (r != SINEW_OK) sinew_solve_clip_result_free(out, a);
+    if (r != SINEW_OK) sinew_solve_clip_result_free(out);
     return r;
 }

@@ -223,8 +223,8 @@ sinew_result sinew_solve_quality_played(const sinew_model *source, const sinew_c
                                         const sinew_model *rig, const uint32_t *nearest,
                                         const sinew_solve_options *options,
                                         const sinew_solve_clip_result *result,
-                                        const sinew_allocator *allocator, sinew_solve_quality *out,
-                                        float *vertex_error, sinew_error *err)
+                                        sinew_solve_quality *out, float *vertex_error,
+                                        sinew_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!source || !clip || !rig || !result || result->node_count != rig->node_count ||
@@ -232,7 +232,7 @@ sinew_result sinew_solve_quality_played(const sinew_model *source, const sinew_c
         return sinew_error_set(err, SINEW_ERR_ARGUMENT,
                                "solve: the result is not a solve of this rig");
     sinew_allocator alloc = {0};
-    if (allocator) alloc = *allocator;
+    if (options && options->allocator) alloc = *options->allocator;
     const sinew_allocator *a = &alloc;
     const uint32_t N = rig->node_count, J = rig->skin.joint_count, V = rig->mesh.vertex_count;
     /* A clip the solve resampled has more key times than any solve may visit: it is measured
@@ -307,36 +307,35 @@ done:
 sinew_result sinew_solve_quality_written(const sinew_model *source, const sinew_clip *clip,
                                          const sinew_model *rig, const uint32_t *nearest,
                                          const sinew_solve_options *options,
-                                         sinew_solve_clip_result *result,
-                                         const sinew_allocator *allocator, sinew_solve_quality *out,
+                                         sinew_solve_clip_result *result, sinew_solve_quality *out,
                                          float *vertex_error, sinew_error *err)
 {
     if (!result)
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "solve: the result is not a solve");
     if (result->keys.all)
-        return sinew_solve_quality_played(source, clip, rig, nearest, options, result, allocator,
-                                          out, vertex_error, err);
+        return sinew_solve_quality_played(source, clip, rig, nearest, options, result, out,
+                                          vertex_error, err);
     /* Each measure of the reduced clip is the answer if it is within the budget: it is kept
      * in `out` (and vertex_error), so the clip settled on is never measured twice. */
     sinew_solve_quality every;
     result->keys.all = 1;
-    sinew_result r = sinew_solve_quality_played(source, clip, rig, nearest, options, result,
-                                                allocator, &every, NULL, err);
+    sinew_result r =
+        sinew_solve_quality_played(source, clip, rig, nearest, options, result, &every, NULL, err);
     result->keys.all = 0;
     for (int halvings = 0; r == SINEW_OK; halvings++) {
-        r = sinew_solve_quality_played(source, clip, rig, nearest, options, result, allocator, out,
+        r = sinew_solve_quality_played(source, clip, rig, nearest, options, result, out,
                                        vertex_error, err);
         if (r != SINEW_OK || every.q - out->q <= SINEW_SOLVE_KEY_Q_LOSS) break;
         if (halvings == KEY_HALVINGS) { /* every frame keyed: measure that, with its errors */
             result->keys.all = 1;
-            r = sinew_solve_quality_played(source, clip, rig, nearest, options, result, allocator,
-                                           out, vertex_error, err);
+            r = sinew_solve_quality_played(source, clip, rig, nearest, options, result, out,
+                                           vertex_error, err);
             break;
         }
         result->keys.translation *= 0.5;
         result->keys.rotation *= 0.5;
     }
     sinew_allocator alloc = {0};
-    if (allocator) alloc = *allocator;
+    if (options && options->allocator) alloc = *options->allocator;
     return r == SINEW_OK ? solve_keys_count(rig, result, &alloc, err) : r;
 }

@@ -116,15 +116,14 @@ void sinew_solver_reset(sinew_solver *s)
 }
 
 sinew_result sinew_solver_create(const sinew_model *rig, const sinew_solve_options *options,
-                                 const sinew_allocator *allocator, sinew_solver **out,
-                                 sinew_error *err)
+                                 sinew_solver **out, sinew_error *err)
 {
     *out = NULL;
     if (!rig || rig->skin.joint_count == 0 || rig->mesh.vertex_count == 0)
         return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
                                "solve: the rig needs a skin with joints and a skinned mesh");
     sinew_allocator alloc = {0};
-    if (allocator) alloc = *allocator;
+    if (options && options->allocator) alloc = *options->allocator;
     sinew_solver *s = sinew_alloc(&alloc, 1, sizeof *s);
     if (!s) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "solve: out of memory");
     s->alloc = alloc;

@@ -70,9 +70,10 @@ static void test_loop_closes_and_swings(void **state)
         assert_true(t.swing_degrees >= 5.0f);
         for (uint32_t i = 0; i < t.key_count * t.joint_count; i++)
             assert_true(isfinite(t.rotations[i].w) && isfinite(t.rotations[i].x));
-        /* The track frees itself with the allocator it keeps: no model needed. */
-        assert_memory_equal(&t.allocator, &fx.model.allocator, sizeof t.allocator);
-        sinew_bake_track_free(NULL, &t);
+        /* The track frees itself with the allocator it keeps (no options: malloc's). */
+        const sinew_allocator none = {0};
+        assert_memory_equal(&t.allocator, &none, sizeof t.allocator);
+        sinew_bake_track_free(&t);
         assert_null(t.rotations);
     }
 }
@@ -95,8 +96,8 @@ static void test_cold_start_would_not_close(void **state)
     assert_true(warm.passes > 1);
     assert_true(warm.drift_degrees < cold.drift_degrees);
     assert_true(cold.drift_degrees > 0.5f);
-    sinew_bake_track_free(&fx.model, &cold);
-    sinew_bake_track_free(&fx.model, &warm);
+    sinew_bake_track_free(&cold);
+    sinew_bake_track_free(&warm);
 }
 
 static void test_non_looping_starts_settled(void **state)
@@ -120,8 +121,8 @@ static void test_non_looping_starts_settled(void **state)
     for (uint32_t j = 0; j < t.joint_count; j++)
         assert_true(sinew_quat_angle(sinew_quat_mul(sinew_quat_conjugate(t.rotations[j]),
                                                     t2.rotations[j])) < 0.002f);
-    sinew_bake_track_free(&fx.model, &t2);
-    sinew_bake_track_free(&fx.model, &t);
+    sinew_bake_track_free(&t2);
+    sinew_bake_track_free(&t);
 }
 
 static void test_bake_is_a_function_of_the_model(void **state)
@@ -147,8 +148,8 @@ static void test_bake_is_a_function_of_the_model(void **state)
         assert_int_equal(first[c].key_count, again[c].key_count);
         assert_memory_equal(first[c].rotations, again[c].rotations,
                             first[c].key_count * first[c].joint_count * sizeof(sinew_quat));
-        sinew_bake_track_free(&fx.model, &first[c]);
-        sinew_bake_track_free(&fx.model, &again[c]);
+        sinew_bake_track_free(&first[c]);
+        sinew_bake_track_free(&again[c]);
     }
 }
 
@@ -191,7 +192,7 @@ static void test_apply_model_plays_the_keys(void **state)
     /* The hips channels are untouched. */
     assert_ptr_equal(fx.model.clips[0].channels[0].values, d.translation);
     applied_free(&fx, own);
-    sinew_bake_track_free(&fx.model, &t);
+    sinew_bake_track_free(&t);
 }
 
 /* With key_degrees the applied channels keep only the keys a player needs: fewer keys, the
@@ -232,7 +233,7 @@ static void test_reduced_keys(void **state)
     }
     assert_true(worst <= 0.5f * (float)(SINEW_PI / 180) * 1.01f);
     applied_free(&fx, own);
-    sinew_bake_track_free(&fx.model, &t);
+    sinew_bake_track_free(&t);
     opt.key_degrees = -1;
     sinew_error err = {0};
     assert_int_equal(sinew_bake_clip(&fx.model, NULL, 0, &opt, &t, &err), SINEW_ERR_ARGUMENT);
@@ -274,7 +275,7 @@ static void test_stray_key_is_refused(void **state)
     assert_int_equal(sinew_bake_clip(&fx.model, NULL, 0, NULL, &t, NULL), SINEW_OK);
     /* 30 per second to the rounding of 1 / (1/30) in float: one key more or less */
     assert_true(t.key_count >= 3600 * 30 && t.key_count <= 3600 * 30 + 2);
-    sinew_bake_track_free(&fx.model, &t);
+    sinew_bake_track_free(&t);
 }
 
 /* A standing clip: the hips hold their rest for 4 s (KEYS keys), a loop. */
@@ -338,7 +339,7 @@ static void test_idle_sway_on_a_standing_body(void **state)
     assert_false(same_keys(&on, &other));
     sinew_bake_track *all[] = {&none, &off, &on, &again, &other};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
-        sinew_bake_track_free(&fx.model, all[k]);
+        sinew_bake_track_free(all[k]);
 }
 
 int main(void)

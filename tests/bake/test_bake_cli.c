@@ -1,8 +1,11 @@
 /* `sinew bake` and `sinew tail` on hostile input built here: a clip with a stray key far
  * beyond the others is refused (exit 1, no output) in a second instead of baking for minutes
  * into gigabytes, and a spring option the library would refuse is a usage error (exit 2) that
- * names the option and the range the library accepts. */
+ * names the option and the range the library accepts. And their --json: the table's figures,
+ * on stdout alone. */
 #include "test_util.h"
+
+#include <cjson/cJSON.h>
 
 #include "sinew/creature.h"
 #include "sinew/document.h"
@@ -197,12 +200,164 @@ static void test_idle_sway(void **state)
         free(bytes[k]);
 }
 
+/* The procedural fox with its tail chained (not baked) at `tailed`, in folder `dir`. */
+static void write_tailed_fox(const char *dir, char *tailed, size_t size)
+{
+    char in[512], log[8192];
+    snprintf(in, sizeof in, "%s/fox.glb", dir);
+    snprintf(tailed, size, "%s/fox_tail.glb", dir);
+    sinew_model *fox = NULL;
+    sinew_document *doc = NULL;
+    assert_int_equal(sinew_creature_build(SINEW_CREATURE_FOX, NULL, &fox, NULL, NULL), SINEW_OK);
+    assert_int_equal(sinew_document_from_model(fox, &doc, NULL), SINEW_OK);
+    assert_int_equal(sinew_document_write_file(doc, in, NULL), SINEW_OK);
+    sinew_document_free(doc);
+    sinew_model_free(fox);
+    assert_int_equal(test_run(log, sizeof log, "'%s' tail '%s' -o '%s' --no-bake --no-check",
+                              test_sinew_bin(), in, tailed),
+                     0);
+}
+
+/* Standard output alone of a command whose stderr goes to `err_path`, parsed as one JSON
+ * document with nothing after it (the caller deletes it). */
+static cJSON *run_json(const char *err_path, const char *fmt, const char *a, const char *b)
+{
+    static char text[1 << 18];
+    char command[4096];
+    snprintf(command, sizeof command, fmt, test_sinew_bin(), a, b);
+    const int code = test_run(text, sizeof text, "{ %s 2>'%s'; }", command, err_path);
+    if (code) fprintf(stderr, "%s: exit %d: %s\n", command, code, text);
+    assert_int_equal(code, 0);
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithOpts(text, &end, 1);
+    if (!j) fprintf(stderr, "%s: not one JSON document: %.300s\n", command, text);
+    assert_non_null(j);
+    return j;
+}
+
+static double number(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    if (!cJSON_IsNumber(v)) fail_msg("no number \"%s\"", key);
+    return v->valuedouble;
+}
+
+static int flag(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    if (!cJSON_IsBool(v)) fail_msg("no boolean \"%s\"", key);
+    return cJSON_IsTrue(v);
+}
+
+/* Each clip of `clips` (bake --json's, tail --json's "bake") is the row the bake table of
+ * `table` prints for it, printed here from the JSON's numbers in the table's own format. */
+static void assert_bake_rows(const char *table, const cJSON *clips, int count)
+{
+    assert_int_equal(cJSON_GetArraySize(clips), count);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, clips)
+    {
+        char row[256];
+        snprintf(row, sizeof row, "  %-24s %5u %6.1f %5s %7u %7.2f° %7.2f° %7.1f° %7.2f°\n",
+                 cJSON_GetObjectItem(c, "name")->valuestring, (unsigned)number(c, "keys"),
+                 number(c, "rate"), flag(c, "looping") ? "yes" : "no",
+                 (unsigned)number(c, "passes"), number(c, "drift_degrees"),
+                 number(c, "seam_degrees"), number(c, "swing_degrees"),
+                 number(c, "tip_swing_degrees"));
+        if (!strstr(table, row)) fail_msg("the table has no row\n%s", row);
+        assert_true(flag(c, "closed")); /* the fox's loops close: no note on the rows */
+    }
+}
+
+/* `sinew bake --json` on the procedural fox, with --vrm-springs: one JSON document on stdout
+ * holding the table's figures (each clip's row and each VRM joint's, printed back from the
+ * JSON in the table's format, are in the table of the same bake), the paths and OUT's size;
+ * OUT is the bytes the table's run writes. --json with -o - is refused, nothing written. */
+static void test_bake_json_holds_the_table(void **state)
+{
+    (void)state;
+    char dir[256], tailed[512], table_out[512], json_out[512], err[512], table[16384];
+    assert_non_null(test_tmpdir(dir, sizeof dir));
+    write_tailed_fox(dir, tailed, sizeof tailed);
+    snprintf(table_out, sizeof table_out, "%s/table.glb", dir);
+    snprintf(json_out, sizeof json_out, "%s/json.glb", dir);
+    snprintf(err, sizeof err, "%s/stderr.txt", dir);
+    assert_int_equal(test_run(table, sizeof table, "'%s' bake '%s' -o '%s' --vrm-springs",
+                              test_sinew_bin(), tailed, table_out),
+                     0);
+    cJSON *j = run_json(err, "'%s' bake '%s' -o '%s' --vrm-springs --json", tailed, json_out);
+    assert_string_equal(cJSON_GetObjectItem(j, "input")->valuestring, tailed);
+    assert_string_equal(cJSON_GetObjectItem(j, "output")->valuestring, json_out);
+    size_t size_table = 0, size_json = 0;
+    char *a = test_read_file(table_out, &size_table), *b = test_read_file(json_out, &size_json);
+    assert_true(a && b && size_table == size_json && !memcmp(a, b, size_json));
+    free(a);
+    free(b);
+    assert_true(number(j, "bytes") == (double)size_json);
+    const int clips = (int)number(j, "clip_count");
+    char line[64];
+    snprintf(line, sizeof line, ": baked %d clips -> ", clips);
+    assert_non_null(strstr(table, line));
+    assert_true(flag(j, "tail"));
+    assert_int_equal((int)number(j, "wings"), 0);
+    assert_bake_rows(table, cJSON_GetObjectItem(j, "clips"), clips);
+    const cJSON *joints = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "vrm_springs"), "joints");
+    assert_true(cJSON_GetArraySize(joints) >= 2);
+    const cJSON *x;
+    cJSON_ArrayForEach(x, joints)
+    {
+        char row[256];
+        snprintf(row, sizeof row, "  %-16s %5.2fHz %5.2f %10.4g %9.4f %12.4g %9.4g\n",
+                 cJSON_GetObjectItem(x, "node")->valuestring, number(x, "frequency"),
+                 number(x, "damping_ratio"), number(x, "stiffness"), number(x, "drag_force"),
+                 number(x, "gravity_power"), number(x, "hit_radius"));
+        if (!strstr(table, row)) fail_msg("the VRM table has no row\n%s", row);
+    }
+    cJSON_Delete(j);
+    /* Standard output is the JSON's alone: an output there too is refused. */
+    remove(json_out);
+    char log[4096];
+    assert_int_equal(
+        test_run(log, sizeof log, "'%s' bake '%s' -o - --json", test_sinew_bin(), tailed), 2);
+    assert_non_null(strstr(log, "--json and -o - both write to standard output"));
+    assert_null(strchr(log, '{'));
+    test_run(NULL, 0, "rm -rf '%s'", dir);
+}
+
+/* `sinew tail --json` carries the bake table as "bake", the same rows as its table; beside
+ * --report - (the same stream) it is refused with nothing written. */
+static void test_tail_json_holds_the_bake_table(void **state)
+{
+    (void)state;
+    char dir[256], in[512], out[512], err[512], table[65536];
+    assert_non_null(test_tmpdir(dir, sizeof dir));
+    snprintf(in, sizeof in, "%s/fox.glb", dir);
+    snprintf(out, sizeof out, "%s/out.glb", dir);
+    snprintf(err, sizeof err, "%s/stderr.txt", dir);
+    assert_int_equal(
+        test_run(table, sizeof table, "'%s' creature fox -o '%s'", test_sinew_bin(), in), 0);
+    assert_int_equal(
+        test_run(table, sizeof table, "'%s' tail '%s' -o '%s'", test_sinew_bin(), in, out), 0);
+    cJSON *j = run_json(err, "'%s' tail '%s' -o '%s' --json", in, out);
+    assert_bake_rows(table, cJSON_GetObjectItem(j, "bake"), 4); /* Walk, Sprint, Crouch, Idle */
+    cJSON_Delete(j);
+    remove(out);
+    assert_int_equal(test_run(table, sizeof table, "'%s' tail '%s' -o '%s' --json --report -",
+                              test_sinew_bin(), in, out),
+                     2);
+    assert_non_null(strstr(table, "--json and --report - both write to standard output"));
+    assert_false(test_file_exists(out));
+    test_run(NULL, 0, "rm -rf '%s'", dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stray_key_is_refused),
         cmocka_unit_test(test_spring_options_use_the_library_ranges),
         cmocka_unit_test(test_idle_sway),
+        cmocka_unit_test(test_bake_json_holds_the_table),
+        cmocka_unit_test(test_tail_json_holds_the_bake_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

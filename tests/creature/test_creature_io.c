@@ -10,16 +10,15 @@
 #include "sinew/creature.h"
 #include "sinew/document.h"
 
-static void *glb_of(sinew_creature_kind kind, size_t *size)
+static sinew_bytes glb_of(sinew_creature_kind kind)
 {
     sinew_model *m = NULL;
     sinew_document *doc = NULL;
     sinew_error err = {0};
     assert_int_equal(sinew_creature_build(kind, NULL, &m, NULL, &err), SINEW_OK);
     if (sinew_document_from_model(m, &doc, &err)) fail_msg("from_model: %s", err.message);
-    void *bytes = NULL;
-    if (sinew_document_write_glb_memory(doc, &bytes, size, &err))
-        fail_msg("write: %s", err.message);
+    sinew_bytes bytes;
+    if (sinew_document_write_glb_memory(doc, &bytes, &err)) fail_msg("write: %s", err.message);
     sinew_document_free(doc);
     sinew_model_free(m);
     return bytes;
@@ -59,27 +58,28 @@ static void test_glb_bytes_deterministic(void **state)
     const sinew_creature_kind kinds[] = {SINEW_CREATURE_FOX, SINEW_CREATURE_MOUSE,
                                          SINEW_CREATURE_LIZARD};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        size_t a_size = 0, b_size = 0;
-        void *a = glb_of(kinds[k], &a_size);
-        void *b = glb_of(kinds[k], &b_size);
-        assert_int_equal(a_size, b_size);
-        assert_memory_equal(a, b, a_size);
-        free(a);
-        free(b);
+        sinew_bytes a = glb_of(kinds[k]);
+        sinew_bytes b = glb_of(kinds[k]);
+        assert_int_equal(a.size, b.size);
+        assert_memory_equal(a.data, b.data, a.size);
+        sinew_bytes_free(&a);
+        sinew_bytes_free(&b);
     }
 }
 
-/* Writes `m` as a GLB (its bytes to *bytes, for the caller to free) and asserts it reads back
+/* Writes `m` as a GLB (its bytes to *bytes, for the caller to free with sinew_bytes_free) and
+ * asserts it reads back
  * as the model that was written: vertex order, positions, welds, weights, joint names, clips,
  * no warnings; and skinning the loaded Walk agrees with skinning the built one. */
-static void assert_glb_round_trip(sinew_model *m, void **bytes, size_t *size)
+static void assert_glb_round_trip(sinew_model *m, sinew_bytes *bytes)
 {
     sinew_model *r = NULL;
     sinew_document *doc = NULL, *back = NULL;
     sinew_error err = {0};
     if (sinew_document_from_model(m, &doc, &err)) fail_msg("from_model: %s", err.message);
-    if (sinew_document_write_glb_memory(doc, bytes, size, &err)) fail_msg("%s", err.message);
-    if (sinew_document_load_memory(*bytes, *size, NULL, &back, &err)) fail_msg("%s", err.message);
+    if (sinew_document_write_glb_memory(doc, bytes, &err)) fail_msg("%s", err.message);
+    if (sinew_document_load_memory(bytes->data, bytes->size, NULL, &back, &err))
+        fail_msg("%s", err.message);
     if (sinew_model_from_document(back, NULL, &r, &err)) fail_msg("%s", err.message);
     assert_int_equal(sinew_document_warning_count(back), 0);
 
@@ -112,10 +112,9 @@ static void test_glb_round_trip(void **state)
         sinew_error err = {0};
         assert_int_equal(sinew_creature_build((sinew_creature_kind)k, NULL, &m, NULL, &err),
                          SINEW_OK);
-        void *bytes = NULL;
-        size_t size = 0;
-        assert_glb_round_trip(m, &bytes, &size);
-        free(bytes);
+        sinew_bytes bytes;
+        assert_glb_round_trip(m, &bytes);
+        sinew_bytes_free(&bytes);
         sinew_model_free(m);
     }
 }
@@ -234,18 +233,17 @@ static void test_random_glb(void **state)
         sinew_model *m = NULL;
         sinew_error err = {0};
         assert_int_equal(sinew_creature_build_random(seeds[i], NULL, &m, NULL, &err), SINEW_OK);
-        void *bytes = NULL, *again = NULL;
-        size_t size = 0, size2 = 0;
-        assert_glb_round_trip(m, &bytes, &size);
+        sinew_bytes bytes, again;
+        assert_glb_round_trip(m, &bytes);
         sinew_model *m2 = NULL;
         sinew_document *d2 = NULL;
         assert_int_equal(sinew_creature_build_random(seeds[i], NULL, &m2, NULL, &err), SINEW_OK);
         assert_int_equal(sinew_document_from_model(m2, &d2, &err), SINEW_OK);
-        assert_int_equal(sinew_document_write_glb_memory(d2, &again, &size2, &err), SINEW_OK);
-        assert_int_equal(size, size2);
-        assert_memory_equal(bytes, again, size); /* same bytes every run */
-        free(again);
-        free(bytes);
+        assert_int_equal(sinew_document_write_glb_memory(d2, &again, &err), SINEW_OK);
+        assert_int_equal(bytes.size, again.size);
+        assert_memory_equal(bytes.data, again.data, bytes.size); /* same bytes every run */
+        sinew_bytes_free(&again);
+        sinew_bytes_free(&bytes);
         sinew_document_free(d2);
         sinew_model_free(m2);
         sinew_model_free(m);

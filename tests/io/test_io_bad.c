@@ -465,15 +465,14 @@ static void test_repairs_weights(void **state)
     }
     sinew_model_free(m);
     /* Written and read again: the repaired weights are in the file, nothing left to repair. */
-    void *again = NULL;
-    size_t again_size = 0;
-    assert_int_equal(sinew_document_write_glb_memory(doc, &again, &again_size, &err), SINEW_OK);
+    sinew_bytes again;
+    assert_int_equal(sinew_document_write_glb_memory(doc, &again, &err), SINEW_OK);
     sinew_document *back = NULL;
-    if (sinew_document_load_memory(again, again_size, NULL, &back, &err))
+    if (sinew_document_load_memory(again.data, again.size, NULL, &back, &err))
         fail_msg("%s", err.message);
     for (uint32_t i = 0; i < sinew_document_warning_count(back); i++)
         assert_null(strstr(sinew_document_warning(back, i), "weights were NaN"));
-    free(again);
+    sinew_bytes_free(&again);
     sinew_document_free(back);
     sinew_document_free(doc);
 }

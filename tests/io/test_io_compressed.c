@@ -144,17 +144,16 @@ static sinew_model *model_of(const uint8_t *bytes, size_t size, sinew_document *
 
 static int names_compression(const sinew_document *doc)
 {
-    void *bytes;
-    size_t size;
+    sinew_bytes bytes;
     sinew_error err = {0};
-    assert_int_equal(sinew_document_write_glb_memory(doc, &bytes, &size, &err), SINEW_OK);
-    const uint32_t jl = rd32((uint8_t *)bytes + 12);
+    assert_int_equal(sinew_document_write_glb_memory(doc, &bytes, &err), SINEW_OK);
+    const uint32_t jl = rd32((uint8_t *)bytes.data + 12);
     char *text = malloc(jl + 1);
-    memcpy(text, (uint8_t *)bytes + 20, jl);
+    memcpy(text, (uint8_t *)bytes.data + 20, jl);
     text[jl] = 0;
     const int found = strstr(text, "draco") || strstr(text, "meshopt");
     free(text);
-    free(bytes);
+    sinew_bytes_free(&bytes);
     return found;
 }
 
@@ -217,16 +216,14 @@ static void test_meshopt_output(void **state)
         sinew_document *doc, *again;
         sinew_model *m = model_of(bytes, size, &doc);
         sinew_write_options wo = {.meshopt = 1};
-        void *out;
-        size_t out_size;
+        sinew_bytes out;
         sinew_error err = {0};
-        assert_int_equal(sinew_document_serialize_with(doc, "x.glb", &wo, &out, &out_size, &err),
-                         SINEW_OK);
+        assert_int_equal(sinew_document_serialize_with(doc, "x.glb", &wo, &out, &err), SINEW_OK);
         assert_true(
-            contains(out, out_size, "\"extensionsRequired\":[\"EXT_meshopt_compression\"") ||
-            contains(out, out_size, "\"EXT_meshopt_compression\"]"));
-        assert_true(contains(out, out_size, "\"fallback\":true"));
-        sinew_model *m2 = model_of(out, out_size, &again);
+            contains(out.data, out.size, "\"extensionsRequired\":[\"EXT_meshopt_compression\"") ||
+            contains(out.data, out.size, "\"EXT_meshopt_compression\"]"));
+        assert_true(contains(out.data, out.size, "\"fallback\":true"));
+        sinew_model *m2 = model_of(out.data, out.size, &again);
         assert_int_equal(m2->mesh.vertex_count, m->mesh.vertex_count);
         assert_memory_equal(m2->mesh.positions, m->mesh.positions,
                             m->mesh.vertex_count * sizeof m->mesh.positions[0]);
@@ -238,7 +235,7 @@ static void test_meshopt_output(void **state)
                             m->mesh.vertex_count * SINEW_MAX_INFLUENCES * sizeof(uint16_t));
         sinew_model_free(m2);
         sinew_document_free(again);
-        free(out);
+        sinew_bytes_free(&out);
         sinew_model_free(m);
         sinew_document_free(doc);
         glb_free(&g);

@@ -80,11 +80,10 @@ static void test_models(void **state)
         sinew_document *made = NULL;
         if (sinew_document_from_model(m, &made, &err))
             fail_msg("%s: from_model: %s", models[i].file, err.message);
-        void *glb;
-        size_t size;
-        assert_int_equal(sinew_document_write_glb_memory(made, &glb, &size, &err), SINEW_OK);
+        sinew_bytes glb;
+        assert_int_equal(sinew_document_write_glb_memory(made, &glb, &err), SINEW_OK);
         sinew_document *back = NULL;
-        if (sinew_document_load_memory(glb, size, NULL, &back, &err))
+        if (sinew_document_load_memory(glb.data, glb.size, NULL, &back, &err))
             fail_msg("%s: from_model output: %s", models[i].file, err.message);
         sinew_model *m2 = NULL;
         assert_int_equal(sinew_model_from_document(back, NULL, &m2, &err), SINEW_OK);
@@ -92,7 +91,7 @@ static void test_models(void **state)
         assert_int_equal(m2->node_count, m->node_count);
         assert_memory_equal(m2->mesh.positions, m->mesh.positions,
                             m->mesh.vertex_count * sizeof(sinew_vec3));
-        free(glb);
+        sinew_bytes_free(&glb);
         sinew_model_free(m2);
         sinew_document_free(back);
         sinew_document_free(made);

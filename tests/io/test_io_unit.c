@@ -328,12 +328,12 @@ static void test_skin_copies(void **state)
     sinew_document_free(doc);
 }
 
-static sinew_document *reload(const sinew_document *doc, void **bytes, size_t *size)
+static sinew_document *reload(const sinew_document *doc, sinew_bytes *bytes)
 {
     sinew_error err = {0};
-    if (sinew_document_write_glb_memory(doc, bytes, size, &err)) fail_msg("%s", err.message);
+    if (sinew_document_write_glb_memory(doc, bytes, &err)) fail_msg("%s", err.message);
     sinew_document *again = NULL;
-    if (sinew_document_load_memory(*bytes, *size, NULL, &again, &err))
+    if (sinew_document_load_memory(bytes->data, bytes->size, NULL, &again, &err))
         fail_msg("written file does not load: %s", err.message);
     return again;
 }
@@ -356,10 +356,9 @@ static void test_passthrough(void **state)
     assert_int_equal(sinew_document_warning_count(doc), 1);
     assert_non_null(strstr(sinew_document_warning(doc, 0),
                            "image 0: external file 'skin%20tex.png' is kept as a reference"));
-    void *bytes;
-    size_t size;
-    sinew_document *again = reload(doc, &bytes, &size);
-    free(bytes);
+    sinew_bytes bytes;
+    sinew_document *again = reload(doc, &bytes);
+    sinew_bytes_free(&bytes);
     char *a = cJSON_PrintUnformatted(cJSON_GetObjectItem(doc->root, "materials"));
     char *b = cJSON_PrintUnformatted(cJSON_GetObjectItem(again->root, "materials"));
     assert_string_equal(a, b);
@@ -420,14 +419,13 @@ static void test_write_deterministic(void **state)
     fixture fx;
     fixture_init(&fx);
     sinew_document *doc = load_fixture(&fx, 1);
-    void *a, *b;
-    size_t na, nb;
-    sinew_document *again = reload(doc, &a, &na);
-    sinew_document *twice = reload(again, &b, &nb);
-    assert_int_equal(na, nb);
-    assert_memory_equal(a, b, na); /* same document, same bytes */
-    free(a);
-    free(b);
+    sinew_bytes a, b;
+    sinew_document *again = reload(doc, &a);
+    sinew_document *twice = reload(again, &b);
+    assert_int_equal(a.size, b.size);
+    assert_memory_equal(a.data, b.data, a.size); /* same document, same bytes */
+    sinew_bytes_free(&a);
+    sinew_bytes_free(&b);
     sinew_document_free(twice);
     sinew_document_free(again);
     /* .gltf output is JSON with one embedded buffer; a failed write leaves nothing. */
@@ -524,10 +522,9 @@ static void test_edits(void **state)
     assert_int_equal(sinew_document_set_note(doc, "tail", "1 chain of 4 bones", &err), SINEW_OK);
     assert_string_equal(sinew_document_animation_name(doc, 1), "swing");
 
-    void *bytes;
-    size_t size;
-    sinew_document *again = reload(doc, &bytes, &size);
-    free(bytes);
+    sinew_bytes bytes;
+    sinew_document *again = reload(doc, &bytes);
+    sinew_bytes_free(&bytes);
     /* The shared accessors of primitive 1 are untouched; primitive 0 has new ones. */
     const cJSON *p0 = fx_at(again->root, "meshes/0/primitives/0/attributes");
     const cJSON *p1 = fx_at(again->root, "meshes/0/primitives/1/attributes");
@@ -582,10 +579,9 @@ static void test_released_dropped(void **state)
             assert_int_equal(sinew_document_set_channel(doc, a, 1, SINEW_PATH_ROTATION,
                                                         SINEW_INTERP_LINEAR, 2, times, rot, &err),
                              SINEW_OK);
-            void *bytes;
-            size_t size;
-            sinew_document *again = reload(doc, &bytes, &size);
-            free(bytes);
+            sinew_bytes bytes;
+            sinew_document *again = reload(doc, &bytes);
+            sinew_bytes_free(&bytes);
             /* 8 in the file, 2 new per clip written; once both clips are rewritten, the
              * wave's old keys (5 and 6) are gone unless an unknown extension is named */
             const int accessors = cJSON_GetArraySize(fx_at(again->root, "accessors"));
@@ -622,14 +618,13 @@ static void test_from_model(void **state)
     assert_int_equal(sinew_document_from_model(m, &made, &err), SINEW_OK);
     assert_int_equal(sinew_document_from_model(m, &made2, &err), SINEW_OK);
     assert_int_equal(m->mesh.ranges[0].gltf_node, 2);
-    void *a, *b;
-    size_t na, nb;
-    sinew_document *again = reload(made, &a, &na);
-    sinew_document_free(reload(made2, &b, &nb));
-    assert_int_equal(na, nb);
-    assert_memory_equal(a, b, na);
-    free(a);
-    free(b);
+    sinew_bytes a, b;
+    sinew_document *again = reload(made, &a);
+    sinew_document_free(reload(made2, &b));
+    assert_int_equal(a.size, b.size);
+    assert_memory_equal(a.data, b.data, a.size);
+    sinew_bytes_free(&a);
+    sinew_bytes_free(&b);
     assert_string_equal(fx_at(again->root, "asset/generator")->valuestring, "sinew");
     sinew_model *m2 = view(again);
     assert_int_equal(m2->node_count, m->node_count);
@@ -670,10 +665,9 @@ static void test_skeleton_repair(void **state)
     for (uint32_t w = 0; w < sinew_document_warning_count(doc); w++)
         found += strstr(sinew_document_warning(doc, w), "not a common root") != NULL;
     assert_int_equal(found, 2);
-    void *text = NULL;
-    size_t size = 0;
-    assert_int_equal(sinew_document_serialize(doc, "x.gltf", &text, &size, &err), SINEW_OK);
-    cJSON *root = cJSON_ParseWithLength(text, size);
+    sinew_bytes text;
+    assert_int_equal(sinew_document_serialize(doc, "x.gltf", &text, &err), SINEW_OK);
+    cJSON *root = cJSON_ParseWithLength(text.data, text.size);
     const cJSON *skins = cJSON_GetObjectItemCaseSensitive(root, "skins");
     const cJSON *s0 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(skins, 0), "skeleton");
     const cJSON *s1 = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(skins, 1), "skeleton");
@@ -682,7 +676,7 @@ static void test_skeleton_repair(void **state)
     assert_null(s1);                                         /* Leg and Other share none */
     assert_true(cJSON_IsNumber(s2) && s2->valuedouble == 1); /* right already: kept */
     cJSON_Delete(root);
-    free(text);
+    sinew_bytes_free(&text);
     sinew_document_free(doc);
 }
 

@@ -72,10 +72,12 @@ static void test_unique_edges_and_stretch(void **state)
 {
     (void)state;
     sinew_model *m = make_strip();
-    uint32_t *edges, n;
-    assert_int_equal(sinew_metrics_unique_edges(m, &edges, &n, NULL), SINEW_OK);
+    sinew_metrics_edges edges;
+    assert_int_equal(sinew_metrics_unique_edges(m, &edges, NULL), SINEW_OK);
+    const uint32_t n = edges.count;
     assert_int_equal(n, 4 * 3 + 5); /* rungs 5, rails 8, diagonals 4 */
-    sinew_free(NULL, edges);
+    sinew_metrics_edges_free(&edges);
+    assert_null(edges.pairs);
 
     float times[2] = {0, 1};
     sinew_quat bend = sinew_quat_from_axis_angle(sinew_vec3_make(0, 0, 1), (float)(SINEW_PI / 2));

@@ -153,9 +153,10 @@ static void skin_at(const sinew_model *m, const sinew_transform *pose, sinew_mat
 static void rest_referenced(const sinew_model *m, const sinew_clip *clip, const uint8_t *mask,
                             row *tail, row *body, uint32_t *torn_by_joint)
 {
-    uint32_t *edges = NULL, ne = 0;
+    sinew_metrics_edges unique;
     sinew_error err = {0};
-    assert_int_equal(sinew_metrics_unique_edges(m, &edges, &ne, &err), SINEW_OK);
+    assert_int_equal(sinew_metrics_unique_edges(m, &unique, &err), SINEW_OK);
+    const uint32_t *edges = unique.pairs, ne = unique.count;
     const uint32_t samples = 24;
     sinew_transform *pose = calloc(m->node_count, sizeof *pose);
     sinew_mat4 *world = calloc(m->node_count, sizeof *world);
@@ -187,7 +188,7 @@ static void rest_referenced(const sinew_model *m, const sinew_clip *clip, const 
     }
     *tail = summarise(rt, nt);
     *body = summarise(rb, nb);
-    sinew_free(&m->allocator, edges);
+    sinew_metrics_edges_free(&unique);
     free(pose);
     free(world);
     free(skin);

@@ -143,12 +143,11 @@ static void test_tail_job_writes_the_extension(void **state)
     sinew_error err = {0};
     assert_int_equal(sinew_tail_run(doc, &o, &run, &err), SINEW_OK);
     assert_true(run.vrm);
-    void *glb = NULL;
-    size_t size = 0;
-    assert_int_equal(sinew_document_write_glb_memory(doc, &glb, &size, &err), SINEW_OK);
+    sinew_bytes glb;
+    assert_int_equal(sinew_document_write_glb_memory(doc, &glb, &err), SINEW_OK);
     uint32_t json_len;
-    memcpy(&json_len, (const uint8_t *)glb + 12, 4);
-    cJSON *root = cJSON_ParseWithLength((const char *)glb + 20, json_len);
+    memcpy(&json_len, (const uint8_t *)glb.data + 12, 4);
+    cJSON *root = cJSON_ParseWithLength((const char *)glb.data + 20, json_len);
     assert_non_null(root);
     for (int k = 0; k < 3; k++) {
         static const char *names[3] = {"VRMC_springBone", "VRMC_springBone_extended_collider",
@@ -212,7 +211,7 @@ static void test_tail_job_writes_the_extension(void **state)
                            run.vrm_fit.joints[i].rest.w, 1e-6);
     }
     cJSON_Delete(root);
-    free(glb);
+    sinew_bytes_free(&glb);
     sinew_tail_result_free(&run);
     sinew_document_free(doc);
     sinew_model_free(m);

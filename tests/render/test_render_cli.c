@@ -1,5 +1,8 @@
-/* The CLI's pictures and the README's main command: `sinew render` and `sinew demo`. */
+/* The CLI's pictures and the README's main command: `sinew render` and `sinew demo` (its
+ * tables, and the same as --json). */
 #include "test_util.h"
+
+#include <cjson/cJSON.h>
 
 static char out[65536];
 
@@ -23,6 +26,92 @@ static void test_render_usage_and_bad_input(void **state)
     test_run(NULL, 0, "rm -rf %s", dir);
 }
 
+static double number(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    if (!cJSON_IsNumber(v)) fail_msg("no number \"%s\"", key);
+    return v->valuedouble;
+}
+
+/* One row of the stretch comparison as the table prints it, from its JSON. */
+static int stretch_row(char *buf, size_t size, const char *label, const cJSON *s)
+{
+    return snprintf(buf, size, "  %-22s %9llu %6.2f %6.2f %6.2f %7.1f%%\n", label,
+                    (unsigned long long)number(s, "samples"), number(s, "p95"), number(s, "p99"),
+                    number(s, "max"), 100.0 * number(s, "torn_share"));
+}
+
+/* `sinew demo --json`: one JSON document on stdout alone, once the same files are written; its
+ * stretch comparison and bake figures, printed back in the tables' formats, are the blocks and
+ * rows of the table run's `table`, and `sinew stretch --compare --json` on the template gives
+ * the same comparison. */
+static void check_demo_json(const char *dir, const char *table)
+{
+    char command[8192], path[4200];
+    const char *end = NULL;
+    snprintf(command, sizeof command, "{ %s demo --out %s/j --json 2>%s/stderr.txt; }",
+             test_sinew_bin(), dir, dir);
+    assert_int_equal(test_run(out, sizeof out, "%s", command), 0);
+    cJSON *j = cJSON_ParseWithOpts(out, &end, 1);
+    if (!j) fail_msg("demo --json: not one JSON document: %.300s", out);
+    const cJSON *f;
+    int files = 0;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItem(j, "files"))
+    {
+        snprintf(path, sizeof path, "%s/j/%s", dir, f->valuestring);
+        assert_true(test_file_exists(path));
+        files++;
+    }
+    assert_int_equal(files, 6);
+    const cJSON *stretch = cJSON_GetObjectItem(j, "stretch"), *c;
+    int rows = 0;
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(stretch, "tail_found")));
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(stretch, "clips")), 4);
+    static const char *keys[4] = {"original", "rigid", "chain", "body"};
+    static const char *labels[4] = {"original rig", "rigid on the pelvis", "tail chain (baked)",
+                                    "body, as reference"};
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(stretch, "clips"))
+    {
+        char block[1024];
+        int n = snprintf(
+            block, sizeof block,
+            "clip %s, %u moments: tail edges (the %u vertices the chain re-weights)\n"
+            "  %-22s %9s %6s %6s %6s %8s\n",
+            cJSON_GetObjectItem(c, "name")->valuestring, (unsigned)number(stretch, "samples"),
+            (unsigned)number(stretch, "tail_vertices"), "", "samples", "p95", "p99", "max", "torn");
+        for (int k = 0; k < 4; k++)
+            n += stretch_row(block + n, sizeof block - (size_t)n, labels[k],
+                             cJSON_GetObjectItem(c, keys[k]));
+        if (!strstr(table, block)) fail_msg("the table has no block\n%s", block);
+    }
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(cJSON_GetObjectItem(j, "report"), "bake"))
+    {
+        char row[256];
+        snprintf(row, sizeof row, "  %-24s %5u %6.1f %5s %7u %7.2f° %7.2f° %7.1f° %7.2f°\n",
+                 cJSON_GetObjectItem(c, "name")->valuestring, (unsigned)number(c, "keys"),
+                 number(c, "rate"), cJSON_IsTrue(cJSON_GetObjectItem(c, "looping")) ? "yes" : "no",
+                 (unsigned)number(c, "passes"), number(c, "drift_degrees"),
+                 number(c, "seam_degrees"), number(c, "swing_degrees"),
+                 number(c, "tip_swing_degrees"));
+        if (!strstr(table, row)) fail_msg("the table has no bake row\n%s", row);
+        rows++;
+    }
+    assert_int_equal(rows, 4); /* a bake row per clip */
+    /* The same comparison from `sinew stretch --compare --json`, for one clip. */
+    snprintf(command, sizeof command,
+             "{ %s stretch %s/j/fox_template.glb --compare --clip Walk --json 2>%s/stderr.txt; }",
+             test_sinew_bin(), dir, dir);
+    assert_int_equal(test_run(out, sizeof out, "%s", command), 0);
+    cJSON *s = cJSON_ParseWithOpts(out, &end, 1);
+    assert_non_null(s);
+    const cJSON *walk = cJSON_GetArrayItem(cJSON_GetObjectItem(stretch, "clips"), 0);
+    assert_string_equal(cJSON_GetObjectItem(walk, "name")->valuestring, "Walk");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(s, "clips")), 1);
+    assert_true(cJSON_Compare(cJSON_GetArrayItem(cJSON_GetObjectItem(s, "clips"), 0), walk, 1));
+    cJSON_Delete(s);
+    cJSON_Delete(j);
+}
+
 static void test_demo_writes_everything(void **state)
 {
     (void)state;
@@ -32,6 +121,9 @@ static void test_demo_writes_everything(void **state)
     /* As in the published tail method's table, the chain's tail edges never tear on Walk. */
     assert_non_null(strstr(out, "tail chain (baked)"));
     assert_non_null(strstr(out, "Tail_1 .. Tail_End"));
+    static char table[sizeof out];
+    memcpy(table, out, sizeof out);
+    check_demo_json(dir, table);
     static const char *files[] = {"fox_template.glb", "fox_rigid.glb", "fox_tail.glb",
                                   "fox_report.json",  "compare.png",   "stretch.png"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {

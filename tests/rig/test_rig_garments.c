@@ -244,7 +244,7 @@ static void check_loops(const garment_case *g)
             assert_true(tracks[c].closed);
             drift = fmaxf(drift, tracks[c].drift_degrees);
             seam = fmaxf(seam, tracks[c].seam_degrees);
-            sinew_bake_track_free(m, &tracks[c]);
+            sinew_bake_track_free(&tracks[c]);
         }
         printf("%s %s: the coupled loop closes, drift %.4f degrees, seam %.4f\n",
                sinew_creature_kind_name(g->kind), loops[k], (double)drift, (double)seam);

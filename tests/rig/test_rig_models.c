@@ -294,11 +294,10 @@ static void test_tail_on_skin_copies(void **state)
     sinew_rig_report rep;
     sinew_rig_plan plan;
     tail_one_chain(doc, m, &rep, &plan);
-    void *bytes = NULL;
-    size_t size = 0;
-    assert_int_equal(sinew_document_write_glb_memory(doc, &bytes, &size, &err), SINEW_OK);
+    sinew_bytes bytes;
+    assert_int_equal(sinew_document_write_glb_memory(doc, &bytes, &err), SINEW_OK);
     sinew_document *again = NULL;
-    if (sinew_document_load_memory(bytes, size, NULL, &again, &err))
+    if (sinew_document_load_memory(bytes.data, bytes.size, NULL, &again, &err))
         fail_msg("the tailed file does not load: %s", err.message);
     sinew_model *through[2];
     for (int s = 0; s < 2; s++) {
@@ -319,7 +318,7 @@ static void test_tail_on_skin_copies(void **state)
     sinew_model_free(through[0]);
     sinew_model_free(through[1]);
     sinew_document_free(again);
-    free(bytes);
+    sinew_bytes_free(&bytes);
     sinew_rig_plan_free(&plan);
     sinew_rig_report_free(&rep);
     sinew_model_free(m);

@@ -225,17 +225,17 @@ static void test_pigeon_job(void **state)
         assert_true(c >= 0);
         sinew_solve_clip_result solved;
         sinew_solve_quality played;
-        assert_int_equal(sinew_solve_clip(source, &source->clips[c], res.model, nearest, NULL, NULL,
-                                          &solved, &err),
-                         SINEW_OK);
+        assert_int_equal(
+            sinew_solve_clip(source, &source->clips[c], res.model, nearest, NULL, &solved, &err),
+            SINEW_OK);
         assert_int_equal(sinew_solve_quality_played(source, &source->clips[c], res.model, nearest,
-                                                    NULL, &solved, NULL, &played, NULL, &err),
+                                                    NULL, &solved, &played, NULL, &err),
                          SINEW_OK);
         printf("%s solved onto the chained pigeon: Q %.3f%% as played (%.3f%% at the solve's "
                "frames)\n",
                flying[k], 100 * played.q, 100 * solved.quality.q);
         assert_true(played.q >= 0.95);
-        sinew_solve_clip_result_free(&solved, NULL);
+        sinew_solve_clip_result_free(&solved);
     }
     /* `sinew bake` finds the two wing chains by name and bakes them again. */
     uint32_t baked = 0;

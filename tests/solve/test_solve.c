@@ -68,7 +68,7 @@ static void solve_or_fail(const sinew_model *src, const sinew_model *rig, const 
                           const sinew_solve_options *opt, sinew_solve_clip_result *res)
 {
     sinew_error err = {0};
-    sinew_result r = sinew_solve_clip(src, &src->clips[0], rig, nearest, opt, NULL, res, &err);
+    sinew_result r = sinew_solve_clip(src, &src->clips[0], rig, nearest, opt, res, &err);
     if (r != SINEW_OK) fprintf(stderr, "solve failed: %s\n", err.message);
     assert_int_equal(r, SINEW_OK);
 }
@@ -84,7 +84,7 @@ static sinew_solve_quality solve_played(const sinew_model *src, const sinew_mode
     assert_int_equal(sinew_solve_correspond(src, rig, NULL, nearest, &st, &err), SINEW_OK);
     solve_or_fail(src, rig, nearest, NULL, res);
     sinew_solve_quality played;
-    assert_int_equal(sinew_solve_quality_played(src, &src->clips[0], rig, nearest, NULL, res, NULL,
+    assert_int_equal(sinew_solve_quality_played(src, &src->clips[0], rig, nearest, NULL, res,
                                                 &played, NULL, &err),
                      SINEW_OK);
     free(nearest);
@@ -116,7 +116,7 @@ static void test_control(void **state)
     assert_true(res.quality.q >= 0.998);
     /* re-skinning from the local tracks reproduces the solved matrices */
     assert_true(res.reskin_mismatch <= 1e-5 * res.diagonal);
-    sinew_solve_clip_result_free(&res, NULL);
+    sinew_solve_clip_result_free(&res);
     sinew_model_free(m);
 }
 
@@ -139,10 +139,10 @@ static void test_reduced_keys(void **state)
     sinew_solve_quality pr, pa;
     sinew_error err = {0};
     assert_int_equal(
-        sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &reduced, NULL, &pr, NULL, &err),
+        sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &reduced, &pr, NULL, &err),
         SINEW_OK);
     assert_int_equal(
-        sinew_solve_quality_played(m, &m->clips[0], m, NULL, &all_opt, &all, NULL, &pa, NULL, &err),
+        sinew_solve_quality_played(m, &m->clips[0], m, NULL, &all_opt, &all, &pa, NULL, &err),
         SINEW_OK);
     fprintf(stderr,
             "keys: %llu of %llu written (tight tolerances: %llu); Q as played %.4f%% (every "
@@ -158,14 +158,14 @@ static void test_reduced_keys(void **state)
     assert_true(pr.error > pa.error);
     assert_true(pr.q > pa.q - 0.01);
     assert_true(pr.max_error < 0.005);
-    sinew_solve_clip_result_free(&reduced, NULL);
-    sinew_solve_clip_result_free(&all, NULL);
-    sinew_solve_clip_result_free(&tight, NULL);
+    sinew_solve_clip_result_free(&reduced);
+    sinew_solve_clip_result_free(&all);
+    sinew_solve_clip_result_free(&tight);
     /* a tolerance below zero is refused by name */
     sinew_solve_options bad = {0};
     bad.key_degrees = -1;
     sinew_solve_clip_result none;
-    assert_int_equal(sinew_solve_clip(m, &m->clips[0], m, NULL, &bad, NULL, &none, &err),
+    assert_int_equal(sinew_solve_clip(m, &m->clips[0], m, NULL, &bad, &none, &err),
                      SINEW_ERR_ARGUMENT);
     assert_non_null(strstr(err.message, "key tolerances"));
     sinew_model_free(m);
@@ -187,11 +187,11 @@ static void test_played_between_frames(void **state)
     solve_or_fail(m, m, NULL, &every, &full);
     sinew_solve_quality played_coarse, played_full;
     sinew_error err = {0};
-    assert_int_equal(sinew_solve_quality_played(m, &m->clips[0], m, NULL, &opt, &coarse, NULL,
+    assert_int_equal(sinew_solve_quality_played(m, &m->clips[0], m, NULL, &opt, &coarse,
                                                 &played_coarse, NULL, &err),
                      SINEW_OK);
     float *vertex_error = malloc(m->mesh.vertex_count * sizeof *vertex_error);
-    assert_int_equal(sinew_solve_quality_played(m, &m->clips[0], m, NULL, &every, &full, NULL,
+    assert_int_equal(sinew_solve_quality_played(m, &m->clips[0], m, NULL, &every, &full,
                                                 &played_full, vertex_error, &err),
                      SINEW_OK);
     fprintf(stderr,
@@ -211,8 +211,8 @@ static void test_played_between_frames(void **state)
         if (vertex_error[v] > worst) worst = vertex_error[v];
     assert_true(fabs(worst / full.diagonal - played_full.max_error) <= 1e-6);
     free(vertex_error);
-    sinew_solve_clip_result_free(&coarse, NULL);
-    sinew_solve_clip_result_free(&full, NULL);
+    sinew_solve_clip_result_free(&coarse);
+    sinew_solve_clip_result_free(&full);
     sinew_model_free(m);
 }
 
@@ -305,7 +305,7 @@ static void test_unweighted_root(void **state)
     sinew_solve_quality played;
     sinew_error err = {0};
     assert_int_equal(
-        sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &res, NULL, &played, NULL, &err),
+        sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &res, &played, NULL, &err),
         SINEW_OK);
     fprintf(stderr,
             "unweighted root: source turns %.4f rad per key at most, solved %.4f; Q at frames "
@@ -314,7 +314,7 @@ static void test_unweighted_root(void **state)
             100 * played.max_error);
     assert_true(solved_step <= source_step + 1e-3f);
     assert_true(played.q >= 0.999);
-    sinew_solve_clip_result_free(&res, NULL);
+    sinew_solve_clip_result_free(&res);
     sinew_model_free(m);
 }
 
@@ -350,7 +350,7 @@ static void test_barely_weighted_root(void **state)
             "frames %.4f%%, as played %.4f%%\n",
             (double)source_step, (double)solved_step, 100 * res.quality.q, 100 * played.q);
     assert_true(solved_step <= source_step + 1e-3f);
-    sinew_solve_clip_result_free(&res, NULL);
+    sinew_solve_clip_result_free(&res);
     sinew_model_free(src);
     sinew_model_free(rig);
 }
@@ -374,17 +374,17 @@ static void test_keys_settle_on_a_slow_clip(void **state)
     sinew_error err = {0};
     sinew_solve_quality loose, every, settled;
     assert_int_equal(
-        sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &res, NULL, &loose, NULL, &err),
+        sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &res, &loose, NULL, &err),
         SINEW_OK);
     const uint64_t loose_keys = res.keys.written;
     res.keys.all = 1;
     assert_int_equal(
-        sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &res, NULL, &every, NULL, &err),
+        sinew_solve_quality_played(m, &m->clips[0], m, NULL, NULL, &res, &every, NULL, &err),
         SINEW_OK);
     res.keys.all = 0;
-    assert_int_equal(sinew_solve_quality_written(m, &m->clips[0], m, NULL, NULL, &res, NULL,
-                                                 &settled, NULL, &err),
-                     SINEW_OK);
+    assert_int_equal(
+        sinew_solve_quality_written(m, &m->clips[0], m, NULL, NULL, &res, &settled, NULL, &err),
+        SINEW_OK);
     fprintf(stderr,
             "slow clip: every frame Q %.4f%%; default tolerances %.4f%% (%llu keys); settled "
             "%.4f%% (%llu keys, %.3g degrees)\n",
@@ -393,7 +393,7 @@ static void test_keys_settle_on_a_slow_clip(void **state)
     assert_true(every.q - loose.q > SINEW_SOLVE_KEY_Q_LOSS); /* the case this is for */
     assert_true(every.q - settled.q <= SINEW_SOLVE_KEY_Q_LOSS);
     assert_true(res.keys.written > loose_keys);
-    sinew_solve_clip_result_free(&res, NULL);
+    sinew_solve_clip_result_free(&res);
     sinew_model_free(m);
 }
 
@@ -480,9 +480,9 @@ static void test_coarser_and_rotation_only(void **state)
     }
     free(world);
     free(nearest);
-    sinew_solve_clip_result_free(&control, NULL);
-    sinew_solve_clip_result_free(&free_res, NULL);
-    sinew_solve_clip_result_free(&rot, NULL);
+    sinew_solve_clip_result_free(&control);
+    sinew_solve_clip_result_free(&free_res);
+    sinew_solve_clip_result_free(&rot);
     sinew_model_free(src);
     sinew_model_free(coarse);
 }
@@ -501,7 +501,7 @@ static void test_rotation_only_control(void **state)
     assert_true(res.quality.mean_error <= 1e-4);
     assert_true(res.quality.max_error <= 1e-3);
     assert_true(res.quality.q >= 0.998);
-    sinew_solve_clip_result_free(&res, NULL);
+    sinew_solve_clip_result_free(&res);
     sinew_model_free(m);
 }
 
@@ -517,7 +517,7 @@ static double solve_q(const sinew_model *src, const sinew_model *rig, const char
     solve_or_fail(src, rig, nearest, NULL, &res);
     print_result(what, &res);
     double q = res.quality.q;
-    sinew_solve_clip_result_free(&res, NULL);
+    sinew_solve_clip_result_free(&res);
     free(nearest);
     return q;
 }
@@ -627,7 +627,7 @@ static void test_other_meshes_of_one_creature(void **state)
                 what[i], rig->mesh.vertex_count, 100 * played.q, 100 * played.mean_error,
                 100 * played.max_error);
         assert_true(played.q >= 0.99);
-        sinew_solve_clip_result_free(&res, NULL);
+        sinew_solve_clip_result_free(&res);
         sinew_model_free(rig);
     }
     sinew_model_free(src);
@@ -656,9 +656,9 @@ static void test_max_vertices(void **state)
     assert_true(fabs(b.quality.q - c.quality.q) <= 0.005);
     assert_true(b.quality.q <= c.quality.q + 1e-3); /* fitting fewer cannot do much better */
     free(nearest);
-    sinew_solve_clip_result_free(&a, NULL);
-    sinew_solve_clip_result_free(&b, NULL);
-    sinew_solve_clip_result_free(&c, NULL);
+    sinew_solve_clip_result_free(&a);
+    sinew_solve_clip_result_free(&b);
+    sinew_solve_clip_result_free(&c);
     sinew_model_free(src);
     sinew_model_free(coarse);
 }
@@ -689,7 +689,7 @@ static void test_moments_direct(void **state)
                             mesh->positions[i].y - 0.1f * fixture_rand(&seed),
                             mesh->positions[i].z + 0.1f * fixture_rand(&seed)};
     sinew_solver *s = NULL;
-    assert_int_equal(sinew_solver_create(m, NULL, NULL, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_solver_create(m, NULL, &s, NULL), SINEW_OK);
     assert_true(solve_frame_moments(s, y));
     const uint32_t J = m->skin.joint_count;
     double d[3] = {0, 0, 0}, yy = 0, size = 0;
@@ -789,7 +789,7 @@ static void test_degenerate_bone(void **state)
     }
     free(pose);
     free(world);
-    sinew_solve_clip_result_free(&res, NULL);
+    sinew_solve_clip_result_free(&res);
     sinew_model_free(m);
 }
 
@@ -803,11 +803,11 @@ static void test_bad_input(void **state)
     sinew_solver *s = NULL;
     const uint32_t V = m->mesh.vertex_count;
     m->mesh.vertex_count = 0;
-    assert_int_equal(sinew_solver_create(m, NULL, NULL, &s, &err), SINEW_ERR_UNSUPPORTED);
+    assert_int_equal(sinew_solver_create(m, NULL, &s, &err), SINEW_ERR_UNSUPPORTED);
     assert_null(s);
     assert_true(strlen(err.message) > 0);
     m->mesh.vertex_count = V;
-    assert_int_equal(sinew_solver_create(m, NULL, NULL, &s, &err), SINEW_OK);
+    assert_int_equal(sinew_solver_create(m, NULL, &s, &err), SINEW_OK);
     sinew_vec3 *y = calloc(V, sizeof *y);
     sinew_mat4 *M = calloc(m->skin.joint_count, sizeof *M);
     y[7].y = NAN;
@@ -887,7 +887,7 @@ static void test_frames_are_bounded(void **state)
     sinew_model *m = fixture_creature(&p);
     sinew_solve_clip_result res;
     sinew_error err = {0};
-    assert_int_equal(sinew_solve_clip(m, &m->clips[0], m, NULL, NULL, NULL, &res, &err),
+    assert_int_equal(sinew_solve_clip(m, &m->clips[0], m, NULL, NULL, &res, &err),
                      SINEW_ERR_INVALID_VALUE);
     fprintf(stderr, "%s\n", err.message);
     assert_non_null(strstr(err.message, "\"Walk\""));
@@ -915,13 +915,13 @@ static void test_frames_are_bounded(void **state)
     assert_true(fabsf(res.plan.rate - 24.0f) < 1e-3f);
     assert_true(res.frame_count >= 49 && res.frame_count <= 51);
     assert_true(res.quality.q >= 0.998);
-    sinew_solve_clip_result_free(&res, NULL);
+    sinew_solve_clip_result_free(&res);
     /* the same clip within the bound keeps its key times */
     opt.max_frames = union_count;
     solve_or_fail(m, m, NULL, &opt, &res);
     assert_false(res.plan.resampled);
     assert_int_equal(res.frame_count, union_count);
-    sinew_solve_clip_result_free(&res, NULL);
+    sinew_solve_clip_result_free(&res);
     sinew_model_free(m);
 
     /* A duration beyond any count: the frame times saturate instead of overflowing (the old
@@ -1143,12 +1143,12 @@ static void test_align_recovers_similarity(void **state)
                 off / tdiag, off_bad / tdiag);
         assert_true(off <= 1e-4 * tdiag);
         assert_true(off_bad > 0.05 * tdiag);
-        sinew_solve_clip_result_free(&bad, NULL);
-        sinew_solve_clip_result_free(&res, NULL);
+        sinew_solve_clip_result_free(&bad);
+        sinew_solve_clip_result_free(&res);
         sinew_model_free(moved);
     }
     free(nearest);
-    sinew_solve_clip_result_free(&plain, NULL);
+    sinew_solve_clip_result_free(&plain);
     sinew_model_free(src);
     sinew_model_free(coarse);
 }
@@ -1190,8 +1190,8 @@ static void test_align_untouched_when_overlapping(void **state)
         assert_true(ra.quality.q == rb.quality.q && ra.quality.error == rb.quality.error);
         assert_memory_equal(ra.skin_matrices, rb.skin_matrices,
                             (size_t)ra.frame_count * ra.joint_count * sizeof(sinew_mat4));
-        sinew_solve_clip_result_free(&ra, NULL);
-        sinew_solve_clip_result_free(&rb, NULL);
+        sinew_solve_clip_result_free(&ra);
+        sinew_solve_clip_result_free(&rb);
         free(a);
         free(b);
     }

@@ -1,7 +1,10 @@
 /* `sinew solve` on hostile input built here: a file of more clips than the CLI once kept (it
  * solved the first 256 and said nothing of the rest) has every clip solved, and a clip of
- * more key times than a solve takes is resampled at its own rate with a line that says so. */
+ * more key times than a solve takes is resampled at its own rate with a line that says so.
+ * And --json: the table's figures, on stdout alone. */
 #include "test_util.h"
+
+#include <cjson/cJSON.h>
 
 #include "sinew/creature.h"
 #include "sinew/document.h"
@@ -50,6 +53,35 @@ static void write_mouse(const char *path, uint32_t dense_keys)
     sinew_model_free(model);
 }
 
+/* Standard output alone of `command` (stderr to `err_path`), parsed as one JSON document
+ * with nothing after it (the caller deletes it). */
+static cJSON *run_json(const char *command, const char *err_path)
+{
+    static char text[1 << 20];
+    const int code = test_run(text, sizeof text, "{ %s 2>'%s'; }", command, err_path);
+    if (code) fprintf(stderr, "%s: exit %d: %s\n", command, code, text);
+    assert_int_equal(code, 0);
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithOpts(text, &end, 1);
+    if (!j) fprintf(stderr, "%s: not one JSON document: %.300s\n", command, text);
+    assert_non_null(j);
+    return j;
+}
+
+static const cJSON *member(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    if (!v) fail_msg("no member \"%s\"", key);
+    return v;
+}
+
+static double number(const cJSON *o, const char *key)
+{
+    const cJSON *v = member(o, key);
+    if (!cJSON_IsNumber(v)) fail_msg("\"%s\" is not a number", key);
+    return v->valuedouble;
+}
+
 static void test_every_clip_is_solved(void **state)
 {
     (void)state;
@@ -82,6 +114,126 @@ static void test_dense_clip_is_resampled(void **state)
     print_message("%s", log);
     assert_int_equal(code, 0);
     assert_non_null(strstr(log, "Dense: more than 36000 key times: resampled at 120 per second"));
+    /* With --json the note goes to stderr, and the JSON says it. */
+    char command[8192], err[600];
+    snprintf(err, sizeof err, "%s/stderr.txt", dir);
+    snprintf(command, sizeof command,
+             "'%s' solve --source '%s' --control --clips Dense --max-vertices 50 --json",
+             test_sinew_bin(), in);
+    cJSON *j = run_json(command, err);
+    const cJSON *solve = member(cJSON_GetArrayItem(member(j, "clips"), 0), "solve");
+    assert_true(cJSON_IsTrue(member(solve, "resampled")));
+    assert_true(number(solve, "resample_rate") == 120);
+    cJSON_Delete(j);
+    size_t size = 0;
+    char *note = test_read_file(err, &size);
+    assert_non_null(note);
+    assert_non_null(strstr(note, "Dense: more than 36000 key times: resampled at 120 per second"));
+    free(note);
+}
+
+/* The table's row for `solve` (a clip's "solve" or "free_solve" in --json), printed here from
+ * the JSON's numbers in the table's format, up to the time column (a run's own). */
+static void assert_row(const char *table, const char *name, const char *mode, const cJSON *solve)
+{
+    const cJSON *played = member(solve, "quality"), *at = member(solve, "quality_at_frames"),
+                *keys = member(solve, "keys");
+    char row[256];
+    snprintf(row, sizeof row, "%-20s %-8s %6u %8.1f %9.3f%% %11.4f %11.4f %9.3f%% %8llu %8llu ",
+             name, mode, (unsigned)number(solve, "frames"), number(solve, "sweeps_per_frame"),
+             100.0 * number(played, "q"), number(played, "mean_error_pct"),
+             number(played, "max_error_pct"), 100.0 * number(at, "q"),
+             (unsigned long long)number(keys, "written"),
+             (unsigned long long)number(keys, "one_per_frame"));
+    if (!strstr(table, row)) fail_msg("the table has no row\n%s", row);
+}
+
+/* `sinew solve --json` on the procedural mouse, --rotation-only so both rows of each clip
+ * show: one JSON document on stdout whose numbers, printed back in the table's format, are
+ * the table's of the same solve (header, rows, overall, worst lines), with each output's path
+ * and size; -o is the bytes the table's run writes. --report - still follows the table with
+ * the report; beside --json it is refused (exit 2), nothing written. */
+static void test_json_holds_the_table(void **state)
+{
+    (void)state;
+    char dir[256], in[512], table_out[512], json_out[512], err[512], command[8192];
+    static char table[65536], log[65536];
+    assert_non_null(test_tmpdir(dir, sizeof dir));
+    snprintf(in, sizeof in, "%s/mouse.glb", dir);
+    snprintf(table_out, sizeof table_out, "%s/table.glb", dir);
+    snprintf(json_out, sizeof json_out, "%s/json.glb", dir);
+    snprintf(err, sizeof err, "%s/stderr.txt", dir);
+    assert_int_equal(test_run(log, sizeof log, "'%s' creature mouse -o '%s'", test_sinew_bin(), in),
+                     0);
+    const char *opts = "--control --clips Walk,Sprint --max-vertices 50 --rotation-only";
+    assert_int_equal(test_run(table, sizeof table, "'%s' solve --source '%s' %s -o '%s'",
+                              test_sinew_bin(), in, opts, table_out),
+                     0);
+    snprintf(command, sizeof command, "'%s' solve --source '%s' %s -o '%s' --json",
+             test_sinew_bin(), in, opts, json_out);
+    cJSON *j = run_json(command, err);
+
+    char line[512];
+    snprintf(line, sizeof line, "%u vertices (%u fitted), %u joints,",
+             (unsigned)number(j, "vertices"), (unsigned)number(j, "fitted_vertices"),
+             (unsigned)number(j, "joints"));
+    assert_non_null(strstr(table, line));
+    assert_int_equal((int)number(j, "fitted_vertices"), 50);
+    const cJSON *clips = member(j, "clips"), *c;
+    assert_int_equal(cJSON_GetArraySize(clips), 2);
+    cJSON_ArrayForEach(c, clips)
+    {
+        const char *name = member(c, "name")->valuestring;
+        const cJSON *solve = member(c, "solve");
+        assert_row(table, name, "rot-only", solve);
+        assert_row(table, "", "free", member(c, "free_solve"));
+        const cJSON *worst = member(solve, "worst");
+        snprintf(line, sizeof line,
+                 "worst in %s: %.4f%% of the diagonal at t = %.3f s, vertex %u\n", name,
+                 number(member(solve, "quality"), "max_error_pct"), number(worst, "time"),
+                 (unsigned)number(worst, "vertex"));
+        if (!strstr(table, line)) fail_msg("the table has no line\n%s", line);
+    }
+    const cJSON *all = member(j, "overall"), *all_free = member(j, "overall_free");
+    snprintf(line, sizeof line,
+             "overall: Q %.3f%%, mean %.4f%%, max %.4f%% of the diagonal (free solve: Q %.3f%%)\n",
+             100.0 * number(all, "q"), number(all, "mean_error_pct"), number(all, "max_error_pct"),
+             100.0 * number(all_free, "q"));
+    if (!strstr(table, line)) fail_msg("the table has no line\n%s", line);
+    const cJSON *written = member(member(j, "written"), "output");
+    assert_string_equal(member(written, "path")->valuestring, json_out);
+    size_t size_table = 0, size_json = 0;
+    char *a = test_read_file(table_out, &size_table), *b = test_read_file(json_out, &size_json);
+    assert_true(a && b && size_table == size_json && !memcmp(a, b, size_json));
+    free(a);
+    free(b);
+    assert_true(number(written, "bytes") == (double)size_json);
+
+    /* --report - as before: the table, then the report, whose overall Q is the same. */
+    assert_int_equal(test_run(log, sizeof log, "{ '%s' solve --source '%s' %s --report - 2>'%s'; }",
+                              test_sinew_bin(), in, opts, err),
+                     0);
+    const char *report = strstr(log, "\n{\n");
+    assert_non_null(report);
+    assert_non_null(strstr(log, "overall: Q "));
+    assert_true(strstr(log, "overall: Q ") < report);
+    const char *end = NULL;
+    cJSON *r = cJSON_ParseWithOpts(report + 1, &end, 1);
+    assert_non_null(r);
+    assert_true(number(member(r, "overall"), "q") == number(all, "q"));
+    cJSON_Delete(r);
+    cJSON_Delete(j);
+
+    /* --json and --report - would share stdout: refused before any work. */
+    remove(json_out);
+    assert_int_equal(test_run(log, sizeof log,
+                              "'%s' solve --source '%s' %s -o '%s' --json --report -",
+                              test_sinew_bin(), in, opts, json_out),
+                     2);
+    assert_non_null(strstr(log, "--json and --report - both write to standard output"));
+    assert_null(strchr(log, '{'));
+    assert_false(test_file_exists(json_out));
+    test_run(NULL, 0, "rm -rf '%s'", dir);
 }
 
 int main(void)
@@ -89,6 +241,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_clip_is_solved),
         cmocka_unit_test(test_dense_clip_is_resampled),
+        cmocka_unit_test(test_json_holds_the_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

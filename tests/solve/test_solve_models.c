@@ -48,7 +48,7 @@ static void solve_ok(const sinew_model *src, const sinew_clip *clip, const sinew
                      sinew_solve_clip_result *res)
 {
     sinew_error err = {0};
-    sinew_result r = sinew_solve_clip(src, clip, rig, nearest, opt, NULL, res, &err);
+    sinew_result r = sinew_solve_clip(src, clip, rig, nearest, opt, res, &err);
     if (r != SINEW_OK) fprintf(stderr, "solve %s: %s\n", clip->name, err.message);
     assert_int_equal(r, SINEW_OK);
 }
@@ -76,7 +76,7 @@ static void test_control_every_model(void **state)
             assert_true(res.quality.max_error <= 1e-3);
             assert_true(res.quality.q >= 0.998);
             assert_true(res.reskin_mismatch <= 1e-4 * res.diagonal);
-            sinew_solve_clip_result_free(&res, NULL);
+            sinew_solve_clip_result_free(&res);
         }
         sinew_model_free(model);
         sinew_document_free(doc);
@@ -131,7 +131,7 @@ static void test_reduced_keys_scaled_armature(void **state)
     solve_ok(cow, &cow->clips[walk], cow, NULL, NULL, &res);
     sinew_solve_quality played;
     sinew_error err = {0};
-    assert_int_equal(sinew_solve_quality_played(cow, &cow->clips[walk], cow, NULL, NULL, &res, NULL,
+    assert_int_equal(sinew_solve_quality_played(cow, &cow->clips[walk], cow, NULL, NULL, &res,
                                                 &played, NULL, &err),
                      SINEW_OK);
     fprintf(stderr, "cow control Walk, reduced keys: %llu of %llu, Q as played %.3f%%\n",
@@ -139,7 +139,7 @@ static void test_reduced_keys_scaled_armature(void **state)
             100 * played.q);
     assert_true(res.keys.written < res.keys.frame_keys / 2);
     assert_true(played.q >= 0.98);
-    sinew_solve_clip_result_free(&res, NULL);
+    sinew_solve_clip_result_free(&res);
     sinew_model_free(cow);
     sinew_document_free(doc);
 }
@@ -226,12 +226,12 @@ static void test_fox_coarse(void **state)
     assert_int_equal(sinew_solve_write_clip(cdoc, coarse, &free_res, "Walk", 0, &err),
                      SINEW_ERR_ARGUMENT); /* exists: needs replace */
     assert_int_equal(sinew_solve_write_clip(cdoc, coarse, &free_res, "Walk", 1, &err), SINEW_OK);
-    void *bytes = NULL;
-    size_t size = 0;
-    assert_int_equal(sinew_document_write_glb_memory(cdoc, &bytes, &size, &err), SINEW_OK);
+    sinew_bytes bytes;
+    assert_int_equal(sinew_document_write_glb_memory(cdoc, &bytes, &err), SINEW_OK);
     sinew_document *back = NULL;
     sinew_model *bm = NULL;
-    assert_int_equal(sinew_document_load_memory(bytes, size, NULL, &back, &err), SINEW_OK);
+    assert_int_equal(sinew_document_load_memory(bytes.data, bytes.size, NULL, &back, &err),
+                     SINEW_OK);
     assert_int_equal(sinew_model_from_document(back, NULL, &bm, &err), SINEW_OK);
     const int32_t bw = sinew_model_find_clip(bm, "Walk");
     assert_true(bw >= 0);
@@ -263,7 +263,7 @@ static void test_fox_coarse(void **state)
     free(skin);
     free(bpose);
     free(bworld);
-    free(bytes);
+    sinew_bytes_free(&bytes);
     sinew_model_free(bm);
     sinew_document_free(back);
     free(weighted);
@@ -271,9 +271,9 @@ static void test_fox_coarse(void **state)
     free(world);
     free(rest);
     free(nearest);
-    sinew_solve_clip_result_free(&control, NULL);
-    sinew_solve_clip_result_free(&free_res, NULL);
-    sinew_solve_clip_result_free(&rot, NULL);
+    sinew_solve_clip_result_free(&control);
+    sinew_solve_clip_result_free(&free_res);
+    sinew_solve_clip_result_free(&rot);
     sinew_model_free(fox);
     sinew_model_free(coarse);
     sinew_document_free(doc);
@@ -332,7 +332,7 @@ static void test_fox_shuffled_and_resolution(void **state)
                 : i == 2 ? "shuffled"
                          : "decimated",
                 m[i]->mesh.vertex_count, cs.mean_distance / cs.diagonal, 100 * q[i]);
-        sinew_solve_clip_result_free(&res, NULL);
+        sinew_solve_clip_result_free(&res);
         free(nearest);
     }
     assert_true(fabs(q[2] - q[1]) <= 0.005);
@@ -393,7 +393,7 @@ static void test_tail_pipeline(void **state)
             chain, 100 * res.quality.q, tail_vertices, 100 * q_tail);
     assert_true(tail_vertices > 50);
     assert_true(res.quality.q > 0.5);
-    sinew_solve_clip_result_free(&res, NULL);
+    sinew_solve_clip_result_free(&res);
     free(nearest);
     sinew_model_free(fox);
     sinew_model_free(rig);

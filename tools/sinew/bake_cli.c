@@ -139,6 +139,28 @@ void bake_cli_print(const sinew_model *model, const sinew_bake_track *summaries)
     }
 }
 
+cJSON *bake_cli_json(const sinew_model *model, const sinew_bake_track *summaries)
+{
+    cJSON *clips = cJSON_CreateArray();
+    for (uint32_t c = 0; clips && c < model->clip_count; c++) {
+        const sinew_bake_track *t = &summaries[c];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", model->clips[c].name);
+        cJSON_AddNumberToObject(o, "keys", t->key_count);
+        cJSON_AddNumberToObject(o, "rate", t->rate);
+        cJSON_AddBoolToObject(o, "looping", t->looping);
+        cJSON_AddNumberToObject(o, "passes", t->passes);
+        cJSON_AddNumberToObject(o, "drift_degrees", t->drift_degrees);
+        cJSON_AddNumberToObject(o, "seam_degrees", t->seam_degrees);
+        cJSON_AddNumberToObject(o, "swing_degrees", t->swing_degrees);
+        cJSON_AddNumberToObject(o, "tip_swing_degrees", t->tip_swing_degrees);
+        /* the table's note "state did not return within the pass limit" when false */
+        cJSON_AddBoolToObject(o, "closed", t->closed);
+        cJSON_AddItemToArray(clips, o);
+    }
+    return clips;
+}
+
 const char *bake_cli_vrm_help =
     "  --vrm-springs     also write the chain's springs as VRMC_springBone 1.0 (stiffness,\n"
     "                    dragForce, gravityPower fitted at 60 fps; hitRadius from the skin;\n"

@@ -28,6 +28,11 @@ int bake_cli_check(const char *command, const sinew_dyn_params *params);
  * swing and the tip's swing relative to the body (sinew_bake_track), in degrees. */
 void bake_cli_print(const sinew_model *model, const sinew_bake_track *summaries);
 
+/* The same figures as JSON: one object per clip (name, keys, rate, looping, passes,
+ * drift_degrees, seam_degrees, swing_degrees, tip_swing_degrees, closed), in an array; NULL
+ * when out of memory. */
+cJSON *bake_cli_json(const sinew_model *model, const sinew_bake_track *summaries);
+
 /* Help text for --vrm-springs (both commands take it). */
 extern const char *bake_cli_vrm_help;
 

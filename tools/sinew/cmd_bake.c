@@ -12,6 +12,7 @@
 
 static const char *usage =
     "usage: sinew bake IN -o OUT [--key-degrees D] [spring options] [--vrm-springs] [--meshopt]\n"
+    "                  [--json]\n"
     "\n"
     "Bakes the tail of a file that already has a Tail_1..Tail_K chain (from 'sinew tail'): every\n"
     "clip is simulated with the spring runtime and rotation keys for the Tail_* joints are\n"
@@ -26,7 +27,13 @@ static const char *usage =
     "OUT is .glb, or .gltf when its name says so. IN is never modified.\n\n"
     "  --key-degrees D   each joint keeps only the keys a player needs to play its rotations\n"
     "                    within D degrees of the track keyed at every step (first and last\n"
-    "                    kept, so loops stay closed); default: every key\n\n" CLI_MESHOPT_HELP "\n";
+    "                    kept, so loops stay closed); default: every key\n"
+    "  --json            print JSON instead of the table, once OUT is written: input, output,\n"
+    "                    bytes (OUT's size), clip_count, tail (true when a Tail_* chain was\n"
+    "                    baked), wings (the wing chains baked), clips (the table: per clip\n"
+    "                    name, keys, rate, looping, passes, drift_degrees, seam_degrees,\n"
+    "                    swing_degrees, tip_swing_degrees, closed) and with --vrm-springs\n"
+    "                    vrm_springs (the fit's table)\n\n" CLI_MESHOPT_HELP "\n";
 
 /* Bakes the Tail_* chain: 1 when there was one, 0 when the model has none, -1 on error. */
 static int bake_tail(sinew_document *doc, sinew_model *model, const sinew_bake_options *options,
@@ -40,10 +47,37 @@ static int bake_tail(sinew_document *doc, sinew_model *model, const sinew_bake_o
     return sinew_bake_all(doc, model, options, summaries, err) == SINEW_OK ? 1 : -1;
 }
 
+/* What was baked as one JSON object on stdout (the table's figures, the paths, OUT's size).
+ * `fit` is NULL without --vrm-springs. */
+static int print_json(const char *in, const cli_output *written, const sinew_model *model, int tail,
+                      uint32_t wings, uint32_t garments, const sinew_bake_track *summaries,
+                      const sinew_vrm_fit *fit)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "input", in);
+    cJSON_AddStringToObject(root, "output", written->path);
+    cJSON_AddNumberToObject(root, "bytes", (double)written->written);
+    cJSON_AddNumberToObject(root, "clip_count", model->clip_count);
+    cJSON_AddBoolToObject(root, "tail", tail);
+    cJSON_AddNumberToObject(root, "wings", wings);
+    cJSON_AddNumberToObject(root, "garment_chains", garments);
+    /* the tail's figures; a wing's or garment's bake has no table */
+    cJSON_AddItemToObject(root, "clips",
+                          tail ? bake_cli_json(model, summaries) : cJSON_CreateArray());
+    if (fit) cJSON_AddItemToObject(root, "vrm_springs", bake_cli_vrm_json(model, fit));
+    char *text = cli_json_text(root, CLI_JSON_INDENTED);
+    cJSON_Delete(root);
+    const int ok = text && puts(text) >= 0;
+    free(text);
+    if (ok) return CLI_EXIT_OK;
+    cli_error("bake", "out of memory printing the report");
+    return CLI_EXIT_INTERNAL;
+}
+
 int cmd_bake(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
-    int vrm = 0;
+    int vrm = 0, json = 0;
     float key_degrees = 0;
     sinew_dyn_params params;
     memset(&params, 0, sizeof params);
@@ -69,6 +103,8 @@ int cmd_bake(int argc, char **argv)
             if (!(out = cli_option_value("bake", argc, argv, &i))) return CLI_EXIT_USAGE;
         } else if (!strcmp(argv[i], "--vrm-springs")) {
             vrm = 1;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
         } else if (argv[i][0] == '-') {
             return cli_usage_error("bake", "unknown option '%s'", argv[i]);
         } else if (!in) {
@@ -80,6 +116,8 @@ int cmd_bake(int argc, char **argv)
     if (!in) return cli_usage_error("bake", "no input file");
     if (!out) return cli_usage_error("bake", "no output file (-o OUT)");
     if (bake_cli_check("bake", &params)) return CLI_EXIT_USAGE;
+    cli_output outs[1] = {{.option = "-o", .path = out, .format = CLI_FORMAT_GLTF}};
+    if (json && cli_outputs_check_json("bake", outs, 1) != CLI_EXIT_OK) return CLI_EXIT_USAGE;
 
     sinew_error err = {0};
     sinew_document *doc = NULL;
@@ -88,7 +126,6 @@ int cmd_bake(int argc, char **argv)
     int code = CLI_EXIT_OK, tail = 0;
     uint32_t wings = 0, garments = 0;
     sinew_vrm_fit fit;
-    cli_output outs[1] = {{"-o", out, NULL, 0, CLI_FORMAT_GLTF}};
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK ||
         sinew_model_from_document(doc, NULL, &model, &err) != SINEW_OK) {
         code = cli_report_file("bake", in, &err);
@@ -113,10 +150,13 @@ int cmd_bake(int argc, char **argv)
         code = cli_report_file("bake", in, &err);
     } else if ((vrm && (sinew_vrm_fit_chain(model, &params, &fit, &err) != SINEW_OK ||
                         sinew_vrm_apply_document(doc, model, &fit, &err) != SINEW_OK)) ||
-               sinew_document_serialize_with(doc, out, &wopt, &outs[0].data, &outs[0].size, &err) !=
-                   SINEW_OK) {
+               sinew_document_serialize_with(doc, out, &wopt, &outs[0].bytes, &err) != SINEW_OK) {
         code = cli_report_file("bake", in, &err);
-    } else if ((code = cli_outputs_write("bake", outs, 1)) == CLI_EXIT_OK) {
+    } else if ((code = cli_outputs_write("bake", outs, 1)) != CLI_EXIT_OK) {
+        /* nothing written: cli_outputs_write said why */
+    } else if (json) {
+        code = print_json(in, &outs[0], model, tail, wings, garments, summaries, vrm ? &fit : NULL);
+    } else {
         /* What was baked beside the tail, as "(tail and wings)", "(garments)", ... */
         char what[64] = "";
         if (wings || garments)

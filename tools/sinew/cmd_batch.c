@@ -423,7 +423,7 @@ static const char *do_file(const batch_setup *setup, const batch_item *it, cJSON
     sinew_tail_result run;
     memset(&run, 0, sizeof run);
     const char *status = "failed";
-    cli_output outs[1] = {{"output", it->output, NULL, 0, CLI_FORMAT_GLTF}};
+    cli_output outs[1] = {{.option = "output", .path = it->output, .format = CLI_FORMAT_GLTF}};
     sinew_result loaded = sinew_document_load_memory(data, size, &load, &doc, &err);
     free(data); /* the document has its own copy: one model in memory, not two */
     data = NULL;
@@ -437,8 +437,8 @@ static const char *do_file(const batch_setup *setup, const batch_item *it, cJSON
     if (sinew_tail_run(doc, &setup->options.job, &run, &err) != SINEW_OK ||
         sinew_document_set_note(doc, NOTE_INPUT, hash, &err) != SINEW_OK ||
         sinew_document_set_note(doc, NOTE_OPTIONS, setup->options_text, &err) != SINEW_OK ||
-        sinew_document_serialize_with(doc, it->output, &setup->options.write, &outs[0].data,
-                                      &outs[0].size, &err) != SINEW_OK) {
+        sinew_document_serialize_with(doc, it->output, &setup->options.write, &outs[0].bytes,
+                                      &err) != SINEW_OK) {
         cli_report_file("batch", it->input, &err);
         goto done;
     }
@@ -672,6 +672,9 @@ typedef struct batch_run {
     batch_item **todo; /* this shard's items, in input order */
     size_t count, started, printed;
     worker *workers;
+    struct pollfd *polls; /* one per worker slot; here, not on run_all's stack, so that a
+                             worker (a fork of this process) can still reach it at its exit,
+                             where LeakSanitizer looks */
     size_t running;
     progress bar;
 } batch_run;
@@ -783,7 +786,7 @@ static int read_worker(batch_run *b, size_t k)
 /* Runs every file of the shard, `jobs` at a time. 0 on an internal failure. */
 static int run_all(batch_run *b, size_t jobs)
 {
-    struct pollfd *fds = calloc(jobs, sizeof *fds);
+    struct pollfd *fds = b->polls = calloc(jobs, sizeof *fds);
     b->workers = calloc(jobs, sizeof *b->workers);
     int ok = fds && b->workers;
     int forwarded = 0;
@@ -807,6 +810,7 @@ static int run_all(batch_run *b, size_t jobs)
         progress_draw(&b->bar);
     }
     free(fds);
+    b->polls = NULL;
     return ok;
 }
 

@@ -43,13 +43,13 @@ int cmd_convert(int argc, char **argv)
     sinew_error err = {0};
     sinew_document *doc = NULL;
     if (sinew_document_load_file(paths[0], NULL, &doc, &err)) return cli_report("convert", &err);
-    cli_output outs[1] = {{"OUT", paths[1], NULL, 0, CLI_FORMAT_GLTF}};
+    cli_output outs[1] = {{.option = "OUT", .path = paths[1], .format = CLI_FORMAT_GLTF}};
     const sinew_document *inputs[1] = {doc};
     int code = cli_outputs_check("convert", outs, 1, inputs, 1, NULL, 0);
     if (code == CLI_EXIT_OK) {
         for (uint32_t i = 0; i < sinew_document_warning_count(doc); i++)
             cli_error("convert", "warning: %s", sinew_document_warning(doc, i));
-        if (sinew_document_serialize_with(doc, paths[1], &wopt, &outs[0].data, &outs[0].size, &err))
+        if (sinew_document_serialize_with(doc, paths[1], &wopt, &outs[0].bytes, &err))
             code = cli_report("convert", &err);
         else
             code = cli_outputs_write("convert", outs, 1);

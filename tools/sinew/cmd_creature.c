@@ -209,8 +209,8 @@ int cmd_creature(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     if (!out) return cli_usage_error("creature", "missing -o OUT.glb");
-    cli_output outs[2] = {{"-o", out, NULL, 0, CLI_FORMAT_GLTF},
-                          {"--truth", truth_path, NULL, 0, CLI_FORMAT_ANY}};
+    cli_output outs[2] = {{.option = "-o", .path = out, .format = CLI_FORMAT_GLTF},
+                          {.option = "--truth", .path = truth_path, .format = CLI_FORMAT_ANY}};
     if (cli_outputs_check("creature", outs, 2, NULL, 0, NULL, 0) != CLI_EXIT_OK)
         return CLI_EXIT_USAGE;
 
@@ -224,11 +224,10 @@ int cmd_creature(int argc, char **argv)
     /* The model and the truth are written together or not at all. */
     sinew_document *doc = NULL;
     sinew_result r = sinew_document_from_model(model, &doc, &err);
-    if (r == SINEW_OK)
-        r = sinew_document_serialize_with(doc, out, &wopt, &outs[0].data, &outs[0].size, &err);
+    if (r == SINEW_OK) r = sinew_document_serialize_with(doc, out, &wopt, &outs[0].bytes, &err);
     if (r == SINEW_OK && truth_path) {
-        if ((outs[1].data = truth_json(&truth)) != NULL)
-            outs[1].size = strlen(outs[1].data);
+        if ((outs[1].bytes.data = truth_json(&truth)) != NULL)
+            outs[1].bytes.size = strlen(outs[1].bytes.data);
         else
             r = sinew_error_set(&err, SINEW_ERR_OUT_OF_MEMORY, "%s: out of memory", truth_path);
     }

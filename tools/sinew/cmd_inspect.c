@@ -45,23 +45,23 @@ typedef struct doc_facts {
 static sinew_result read_doc_facts(const sinew_document *doc, doc_facts *facts, sinew_error *err)
 {
     memset(facts, 0, sizeof *facts);
-    void *glb = NULL;
-    size_t size = 0;
-    sinew_result r = sinew_document_write_glb_memory(doc, &glb, &size, err);
+    sinew_bytes glb;
+    sinew_result r = sinew_document_write_glb_memory(doc, &glb, err);
     if (r != SINEW_OK) return r;
-    const unsigned char *b = glb;
+    const unsigned char *b = glb.data;
+    const size_t size = glb.size;
     uint32_t json_len = 0;
     if (size >= 20)
         json_len =
             (uint32_t)b[12] | (uint32_t)b[13] << 8 | (uint32_t)b[14] << 16 | (uint32_t)b[15] << 24;
     if (size < 20 || json_len > size - 20 ||
         !(facts->root = cJSON_ParseWithLength((const char *)b + 20, json_len))) {
-        free(glb);
+        sinew_bytes_free(&glb);
         if (cli_json_failed())
             return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "out of memory");
         return sinew_error_set(err, SINEW_ERR_INTERNAL, "the document's own GLB did not parse");
     }
-    free(glb);
+    sinew_bytes_free(&glb);
     facts->meshes = cJSON_GetArraySize(cJSON_GetObjectItem(facts->root, "meshes"));
     facts->skins = cJSON_GetArraySize(cJSON_GetObjectItem(facts->root, "skins"));
     facts->nodes = cJSON_GetArraySize(cJSON_GetObjectItem(facts->root, "nodes"));

@@ -168,7 +168,7 @@ int cmd_render(int argc, char **argv)
     for (int i = 0; i < a.file_count && code == CLI_EXIT_OK; i++)
         code = load_panel(&a, i, &docs[i], &models[i], &panels[i], &err);
     if (code == CLI_EXIT_OK) {
-        const cli_output out = {"-o", a.out, NULL, 0, CLI_FORMAT_PNG};
+        const cli_output out = {.option = "-o", .path = a.out, .format = CLI_FORMAT_PNG};
         code = cli_outputs_check("render", &out, 1, (const sinew_document *const *)docs,
                                  a.file_count, NULL, 0);
     }

@@ -14,7 +14,7 @@
 #include "sinew/metrics.h"
 
 static const char *usage =
-    "usage: sinew stretch FILE [--clip NAME] [--samples N] [--part WORD] [--json | --compare]\n"
+    "usage: sinew stretch FILE [--clip NAME] [--samples N] [--part WORD] [--json] [--compare]\n"
     "\n"
     "Edge stretch over a clip: for every mesh edge, the ratio of its skinned length to its bind\n"
     "length at N evenly spaced moments (default 24). Tail edges (both ends dominated by a joint\n"
@@ -28,7 +28,9 @@ static const char *usage =
     "  --json         print JSON instead of the table\n"
     "  --compare      run the tail pipeline in memory and print the comparison rows: the tail\n"
     "                 edges of the original rig, of the tail rigid on the pelvis, of the\n"
-    "                 baked tail chain, and the body edges as reference\n";
+    "                 baked tail chain, and the body edges as reference (with --json: per clip\n"
+    "                 \"original\", \"rigid\", \"chain\" and \"body\"; --part is for the table\n"
+    "                 without --compare)\n";
 
 static void print_row(const char *label, const sinew_stretch_stats *s)
 {
@@ -38,6 +40,17 @@ static void print_row(const char *label, const sinew_stretch_stats *s)
     }
     printf("  %-10s %10llu %6.2f %6.2f %6.2f %7.1f%%\n", label, (unsigned long long)s->samples,
            s->p95, s->p99, s->max, 100.0 * s->torn_share);
+}
+
+/* `root` on stdout: CLI_EXIT_OK, or CLI_EXIT_INTERNAL after saying it is out of memory. */
+static int print_json(cJSON *root)
+{
+    char *text = root ? cli_json_text(root, CLI_JSON_INDENTED) : NULL;
+    const int ok = text && puts(text) >= 0;
+    free(text);
+    if (ok) return CLI_EXIT_OK;
+    cli_error("stretch", "out of memory writing the report");
+    return CLI_EXIT_INTERNAL;
 }
 
 int cmd_stretch(int argc, char **argv)
@@ -73,7 +86,6 @@ int cmd_stretch(int argc, char **argv)
         }
     }
     if (!file) return cli_usage_error("stretch", "no input file");
-    if (json && compare) return cli_usage_error("stretch", "--json and --compare do not mix");
 
     sinew_error err = {0};
     sinew_document *doc = NULL;
@@ -85,12 +97,18 @@ int cmd_stretch(int argc, char **argv)
     }
     if (compare) {
         int code = CLI_EXIT_OK;
+        cJSON *root = json ? cJSON_CreateObject() : NULL;
+        if (root) cJSON_AddStringToObject(root, "file", file);
         if (sinew_model_find_clip(model, clip_name ? clip_name : "") < 0 && clip_name) {
             sinew_error_set(&err, SINEW_ERR_NOT_FOUND, "%s: no clip named \"%s\"", file, clip_name);
             code = cli_report_file("stretch", file, &err);
-        } else if (tail_cli_stretch_compare(doc, clip_name, (uint32_t)samples, &err) != SINEW_OK) {
+        } else if (tail_cli_stretch_compare(doc, clip_name, (uint32_t)samples, root, &err) !=
+                   SINEW_OK) {
             code = cli_report_file("stretch", file, &err);
+        } else if (json) {
+            code = print_json(root);
         }
+        cJSON_Delete(root);
         sinew_model_free(model);
         sinew_document_free(doc);
         return code;
@@ -138,16 +156,7 @@ int cmd_stretch(int argc, char **argv)
         }
     }
     if (!tail) code = CLI_EXIT_INTERNAL;
-    if (json && code == CLI_EXIT_OK) {
-        char *text = cli_json_text(root, CLI_JSON_INDENTED);
-        if (text) {
-            puts(text);
-        } else {
-            cli_error("stretch", "out of memory writing the report");
-            code = CLI_EXIT_INTERNAL;
-        }
-        free(text);
-    }
+    if (json && code == CLI_EXIT_OK) code = print_json(root);
     cJSON_Delete(root);
     free(tail);
     sinew_model_free(model);

@@ -36,7 +36,8 @@ static const char *usage =
     "Nothing else in the file changes.\n"
     "\n"
     "  -o OUT             output .glb (or .gltf); written whole or not at all; never IN\n"
-    "  --report R.json    also write the findings as JSON (an \"appendages\" list, the check)\n"
+    "  --report R.json    also write the findings as JSON (an \"appendages\" list, the bake's\n"
+    "                     table as \"bake\", the check)\n"
     "  --json             print that JSON instead of the tables\n"
     "  -v, --verbose      also print the landmarks\n";
 
@@ -82,8 +83,9 @@ int cmd_tail(int argc, char **argv)
     sinew_tail_result run;
     memset(&run, 0, sizeof run);
     int code = CLI_EXIT_OK;
-    cli_output outs[2] = {{"-o", out, NULL, 0, CLI_FORMAT_GLTF},
-                          {"--report", report_path, NULL, 0, CLI_FORMAT_ANY}};
+    cli_output outs[2] = {{.option = "-o", .path = out, .format = CLI_FORMAT_GLTF},
+                          {.option = "--report", .path = report_path, .format = CLI_FORMAT_ANY}};
+    if (json && (code = cli_outputs_check_json("tail", outs, 2)) != CLI_EXIT_OK) goto done;
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK) {
         code = cli_report_file("tail", in, &err);
         goto done;
@@ -91,18 +93,17 @@ int cmd_tail(int argc, char **argv)
     const sinew_document *inputs[1] = {doc};
     if ((code = cli_outputs_check("tail", outs, 2, inputs, 1, NULL, 0)) != CLI_EXIT_OK) goto done;
     if (sinew_tail_run(doc, &options.job, &run, &err) != SINEW_OK ||
-        sinew_document_serialize_with(doc, out, &options.write, &outs[0].data, &outs[0].size,
-                                      &err) != SINEW_OK) {
+        sinew_document_serialize_with(doc, out, &options.write, &outs[0].bytes, &err) != SINEW_OK) {
         code = cli_report_file("tail", in, &err);
         goto done;
     }
     if (report_path) {
-        if (!(outs[1].data = tail_cli_report_text(&run, in, out, mode))) {
+        if (!(outs[1].bytes.data = tail_cli_report_text(&run, in, out, mode))) {
             cli_error("tail", "out of memory writing the report");
             code = CLI_EXIT_INTERNAL;
             goto done;
         }
-        outs[1].size = strlen(outs[1].data);
+        outs[1].bytes.size = strlen(outs[1].bytes.data);
     }
     if ((code = cli_outputs_write("tail", outs, 2)) != CLI_EXIT_OK) goto done;
     if (json) {

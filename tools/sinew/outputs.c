@@ -64,6 +64,17 @@ int cli_outputs_check(const char *command, const cli_output *outs, int count,
     return CLI_EXIT_OK;
 }
 
+int cli_outputs_check_json(const char *command, const cli_output *outs, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (outs[i].path && !strcmp(outs[i].path, "-"))
+            return cli_usage_error(command,
+                                   "--json and %s - both write to standard output: give %s a "
+                                   "file name, or drop --json",
+                                   outs[i].option, outs[i].option);
+    return CLI_EXIT_OK;
+}
+
 /* What a signal handler removes: the files being staged right now. */
 static sinew_staged_file *staging[CLI_MAX_OUTPUTS];
 static volatile sig_atomic_t staging_count;
@@ -97,8 +108,7 @@ static void restore_signals(const struct sigaction *saved)
 void cli_outputs_free(cli_output *outs, int count)
 {
     for (int i = 0; i < count; i++) {
-        free(outs[i].data);
-        outs[i].data = NULL;
+        sinew_bytes_free(&outs[i].bytes);
     }
 }
 
@@ -124,7 +134,8 @@ int cli_outputs_write(const char *command, cli_output *outs, int count)
     int failed = -1;
     for (int i = 0; i < count && failed < 0; i++) {
         if (!outs[i].path || !strcmp(outs[i].path, "-")) continue;
-        if (sinew_file_stage(outs[i].path, outs[i].data, outs[i].size, &files[i], &err)) failed = i;
+        if (sinew_file_stage(outs[i].path, outs[i].bytes.data, outs[i].bytes.size, &files[i], &err))
+            failed = i;
     }
     /* Everything is staged: commit. A rename in a folder just written to does not fail in
      * practice; if one does, the outputs already renamed stay (their old content is gone). */
@@ -133,13 +144,16 @@ int cli_outputs_write(const char *command, cli_output *outs, int count)
     int to_stdout_failed = 0;
     for (int i = 0; i < count && failed < 0; i++)
         if (outs[i].path && !strcmp(outs[i].path, "-") &&
-            (fwrite(outs[i].data, 1, outs[i].size, stdout) != outs[i].size || fflush(stdout)))
+            (fwrite(outs[i].bytes.data, 1, outs[i].bytes.size, stdout) != outs[i].bytes.size ||
+             fflush(stdout)))
             failed = i, to_stdout_failed = 1;
     for (int i = 0; i < count; i++)
         sinew_file_discard(&files[i]);
     staging_count = 0;
     restore_signals(saved);
     free(files);
+    for (int i = 0; i < count && failed < 0; i++)
+        outs[i].written = outs[i].path ? outs[i].bytes.size : 0;
     cli_outputs_free(outs, count);
     if (failed < 0) return CLI_EXIT_OK;
     if (to_stdout_failed)

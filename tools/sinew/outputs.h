@@ -18,9 +18,10 @@ typedef enum cli_format {
 typedef struct cli_output {
     const char *option; /* how the user named it, for messages: "-o", "--report" */
     const char *path;   /* "-" = standard output; NULL = not asked for (skipped) */
-    void *data;         /* malloc'ed bytes, freed by cli_outputs_free */
-    size_t size;
+    sinew_bytes bytes;  /* what to write, freed by cli_outputs_free (sinew_bytes_free); text
+                           the CLI makes itself is malloc's (a zeroed allocator) */
     cli_format format;
+    size_t written; /* bytes written, once cli_outputs_write has succeeded (for reports) */
 } cli_output;
 
 #define CLI_MAX_OUTPUTS 4
@@ -33,6 +34,10 @@ typedef struct cli_output {
 int cli_outputs_check(const char *command, const cli_output *outs, int count,
                       const sinew_document *const *inputs, int input_count,
                       const char *const *input_paths, int path_count);
+
+/* For a command that prints JSON on standard output (--json): CLI_EXIT_OK when no output is
+ * "-" too, else a usage error naming it (two documents in one stream parse as neither). */
+int cli_outputs_check_json(const char *command, const cli_output *outs, int count);
 
 /* Writes every output whole, all or none: each is staged beside its target, and only when all
  * are staged are they renamed into place. SIGINT, SIGTERM and SIGHUP meanwhile remove what

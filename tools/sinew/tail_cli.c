@@ -184,9 +184,8 @@ cJSON *tail_cli_stretch_json(const sinew_stretch_stats *s)
     return o;
 }
 
-/* The findings as JSON. */
-static cJSON *report_json(const sinew_tail_result *run, const char *in, const char *out,
-                          const char *mode)
+cJSON *tail_cli_report_json(const sinew_tail_result *run, const char *in, const char *out,
+                            const char *mode)
 {
     const sinew_model *m = run->input;
     const sinew_rig_report *rep = &run->report;
@@ -275,6 +274,8 @@ static cJSON *report_json(const sinew_tail_result *run, const char *in, const ch
         cJSON_AddItemToObject(o, "body_after", tail_cli_stretch_json(&g->body_after));
         cJSON_AddItemToArray(clips, o);
     }
+    if (run->baked && run->bakes) /* the bake table's figures (a wing's bake has none) */
+        cJSON_AddItemToObject(root, "bake", bake_cli_json(run->model, run->bakes));
     if (run->vrm)
         cJSON_AddItemToObject(root, "vrm_springs", bake_cli_vrm_json(run->model, &run->vrm_fit));
     return root;
@@ -283,7 +284,7 @@ static cJSON *report_json(const sinew_tail_result *run, const char *in, const ch
 char *tail_cli_report_text(const sinew_tail_result *run, const char *in, const char *out,
                            const char *mode)
 {
-    cJSON *json = report_json(run, in, out, mode);
+    cJSON *json = tail_cli_report_json(run, in, out, mode);
     char *text = json ? cli_json_text(json, CLI_JSON_INDENTED) : NULL;
     cJSON_Delete(json);
     return text;
@@ -446,8 +447,21 @@ static void print_stretch_row(const char *label, const sinew_stretch_stats *s)
            (double)s->p95, (double)s->p99, (double)s->max, 100.0 * (double)s->torn_share);
 }
 
+/* One clip's comparison as JSON: the rows under the keys of `keys`. */
+static cJSON *compare_clip_json(const char *name, const sinew_stretch_stats tail[3],
+                                const sinew_stretch_stats *body)
+{
+    static const char *keys[3] = {"original", "rigid", "chain"};
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", name);
+    for (int v = 0; v < 3; v++)
+        cJSON_AddItemToObject(o, keys[v], tail_cli_stretch_json(&tail[v]));
+    cJSON_AddItemToObject(o, "body", tail_cli_stretch_json(body));
+    return o;
+}
+
 sinew_result tail_cli_stretch_compare(const sinew_document *doc, const char *clip_name,
-                                      uint32_t samples, sinew_error *err)
+                                      uint32_t samples, cJSON *json, sinew_error *err)
 {
     sinew_tail_result chain, rigid;
     sinew_document *chain_doc = NULL, *rigid_doc = NULL;
@@ -456,8 +470,16 @@ sinew_result tail_cli_stretch_compare(const sinew_document *doc, const char *cli
     sinew_result r = tail_cli_run_copy(doc, SINEW_RIG_MODE_CHAIN, &chain_doc, &chain, err);
     if (r == SINEW_OK) r = tail_cli_run_copy(doc, SINEW_RIG_MODE_RIGID, &rigid_doc, &rigid, err);
     if (r != SINEW_OK) goto done;
-    if (chain.plan.chain_count == 0 || !rigid.model) {
-        printf("no tail found: nothing to compare\n");
+    const int found = chain.plan.chain_count > 0 && rigid.model;
+    cJSON *clips = NULL;
+    if (json) {
+        cJSON_AddBoolToObject(json, "tail_found", found);
+        cJSON_AddNumberToObject(json, "tail_vertices", found ? chain.plan.changed_count : 0);
+        cJSON_AddNumberToObject(json, "samples", samples);
+        clips = cJSON_AddArrayToObject(json, "clips");
+    }
+    if (!found) {
+        if (!json) printf("no tail found: nothing to compare\n");
         goto done;
     }
     const sinew_model *model = chain.input;
@@ -471,6 +493,10 @@ sinew_result tail_cli_stretch_compare(const sinew_document *doc, const char *cli
             r = sinew_metrics_stretch(versions[v], &versions[v]->clips[c], &options,
                                       chain.plan.changed, &tail[v], v == 0 ? &body : NULL, err);
         if (r != SINEW_OK) goto done;
+        if (json) {
+            cJSON_AddItemToArray(clips, compare_clip_json(model->clips[c].name, tail, &body));
+            continue;
+        }
         printf("clip %s, %u moments: tail edges (the %u vertices the chain re-weights)\n",
                safe_text(model->clips[c].name).s, samples, chain.plan.changed_count);
         printf("  %-22s %9s %6s %6s %6s %8s\n", "", "samples", "p95", "p99", "max", "torn");

@@ -49,8 +49,11 @@ extern const char *tail_cli_legend;
  * when checked; `verbose` adds the landmarks (legs, pelvis, head, thighs, spine). */
 void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose);
 
-/* The findings as JSON text (an "appendages" list, the landmarks, the check; `in`, `out`
- * and `mode` recorded as given), malloc'ed (free it with free()); NULL when out of memory. */
+/* The findings as JSON (an "appendages" list, the landmarks, the bake's table, the check;
+ * `in`, `out` and `mode` recorded as given); NULL when out of memory. */
+cJSON *tail_cli_report_json(const sinew_tail_result *run, const char *in, const char *out,
+                            const char *mode);
+/* The same as JSON text, malloc'ed (free it with free()); NULL when out of memory. */
 char *tail_cli_report_text(const sinew_tail_result *run, const char *in, const char *out,
                            const char *mode);
 /* The same written to `path`, whole or not at all ("-": standard output). 1 on success. */
@@ -59,8 +62,11 @@ int tail_cli_write_report(const char *path, const sinew_tail_result *run, const 
 
 /* The edge-stretch table (rows original / rigid / chain / body) for one clip (NULL: every
  * clip) of `doc`'s model: the rigid and chain versions are made in memory. Tail edges are the
- * edges of the skin the chain re-weights. Prints the table, or the reason there is none. */
+ * edges of the skin the chain re-weights. With `json` NULL, prints the table, or the reason
+ * there is none; else adds the same to object `json` instead: "tail_found", "tail_vertices",
+ * "samples" and "clips", one object per clip with its "name" and the rows "original",
+ * "rigid", "chain" and "body" (tail_cli_stretch_json each). */
 sinew_result tail_cli_stretch_compare(const sinew_document *doc, const char *clip_name,
-                                      uint32_t samples, sinew_error *err);
+                                      uint32_t samples, cJSON *json, sinew_error *err);
 
 #endif
