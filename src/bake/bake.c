@@ -409,6 +409,10 @@ static sinew_result bake_chains(const sinew_model *model, const sinew_dyn_chain_
                                 const sinew_bake_options *options, sinew_bake_track *out,
                                 sinew_error *err)
 {
+    /* Before anything is written: out[] holds count tracks only when count is in range. */
+    if (count == 0 || count > SINEW_BAKE_MAX_CHAINS)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "bake: %u chains (1 to %d)", count,
+                               SINEW_BAKE_MAX_CHAINS);
     sinew_allocator alloc;
     memset(&alloc, 0, sizeof alloc);
     if (options && options->allocator) alloc = *options->allocator;
@@ -438,9 +442,6 @@ static sinew_result bake_chains(const sinew_model *model, const sinew_dyn_chain_
     sinew_result r = clip_key_count(clip, rate, &key_count, err);
     if (r != SINEW_OK) return r;
     sinew_dyn_rig *rigs[SINEW_BAKE_MAX_CHAINS];
-    if (count == 0 || count > SINEW_BAKE_MAX_CHAINS)
-        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "bake: %u chains (1 to %d)", count,
-                               SINEW_BAKE_MAX_CHAINS);
     for (uint32_t c = 0; c < count; c++) {
         r = clip_rig(model, chains ? &chains[c] : NULL, options,
                      key_count > 1 ? clip->duration / (float)(key_count - 1) : 0.0f, clip->duration,

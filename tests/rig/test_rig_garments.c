@@ -329,6 +329,24 @@ static void check_coupling(const garment_case *g)
     uint32_t baked = 0;
     assert_int_equal(sinew_bake_garments(NULL, m, NULL, &baked, &err), SINEW_OK);
     assert_int_equal(baked, plan->chain_count);
+    /* Bad arguments: refused with a message, nothing baked. */
+    sinew_bake_track tracks[SINEW_BAKE_MAX_CHAINS];
+    int32_t nodes[SINEW_RIG_MAX_SEGMENTS + 1];
+    for (uint32_t b = 0; b < plan->chains[0].bone_count; b++)
+        nodes[b] = sinew_model_find_node(m, plan->chains[0].bones[b].name);
+    sinew_dyn_chain_desc many[SINEW_BAKE_MAX_CHAINS + 1];
+    for (uint32_t c = 0; c <= SINEW_BAKE_MAX_CHAINS; c++)
+        many[c] = (sinew_dyn_chain_desc){nodes, plan->chains[0].bone_count - 1,
+                                         nodes[plan->chains[0].bone_count - 1]};
+    assert_int_equal(sinew_bake_clip_coupled(m, many, 0, 0, 0, NULL, tracks, &err),
+                     SINEW_ERR_ARGUMENT);
+    assert_int_equal(
+        sinew_bake_clip_coupled(m, many, SINEW_BAKE_MAX_CHAINS + 1, 0, 0, NULL, tracks, &err),
+        SINEW_ERR_ARGUMENT);
+    assert_non_null(strstr(err.message, "chains"));
+    assert_int_equal(sinew_bake_clip_coupled(m, many, 2, 0, m->clip_count, NULL, tracks, &err),
+                     SINEW_ERR_ARGUMENT);
+    assert_int_equal(sinew_bake_garment(NULL, m, NULL, 2, 0, NULL, &err), SINEW_ERR_ARGUMENT);
 }
 
 /* The share of garment vertex samples inside a leg over each clip: a capsule around each leg
