@@ -293,6 +293,23 @@ sinew_result rig_find_garments(const sinew_rig_analysis *a, const sinew_model *m
             continue;
         const uint32_t shell = piece_shell(a, p);
         if (shell == body) continue;
+        /* A surface some chained, rigid or dressed piece already owns skin of (a tail
+         * modelled with its cape) stays that piece's. */
+        int32_t taken = -1;
+        for (uint32_t v = 0; v < nv && taken < 0; v++) {
+            const uint32_t q = rep->vertex_piece[v];
+            if (q == RIG_NONE || a->shell[a->weld[v]] != shell) continue;
+            const sinew_rig_verdict vq = rep->pieces[q].verdict;
+            if (vq == SINEW_RIG_VERDICT_CHAIN || vq == SINEW_RIG_VERDICT_RIGID ||
+                vq == SINEW_RIG_VERDICT_DRESSED || vq == SINEW_RIG_VERDICT_WING)
+                taken = (int32_t)q;
+        }
+        if (taken >= 0) {
+            snprintf(pc->reason, sizeof pc->reason,
+                     "a sheet on a surface of its own that piece %d (a %s) moves: unchanged", taken,
+                     sinew_rig_verdict_name(rep->pieces[taken].verdict));
+            continue;
+        }
         int skipped = 0;
         for (uint32_t i = 0; i < opt->skip_piece_count; i++)
             skipped |= opt->skip_pieces[i] == p;
