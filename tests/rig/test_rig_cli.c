@@ -239,6 +239,9 @@ static void test_garment(void **state)
     assert_non_null(strstr(json, "\"verdict\":\t\"garment\""));
     assert_non_null(strstr(json, "\"garment_shape\":\t\"ring\""));
     assert_non_null(strstr(json, "\"garment_chains\":\t6"));
+    assert_non_null(strstr(json, "\"garment_bones\":"));
+    assert_non_null(strstr(json, "\"Garment_6_End\""));
+    assert_null(strstr(json, "\"bones\":")); /* one key per object: no chain listed twice */
     free(json);
     /* Without the option the skirt stays as it was: nothing to grow. */
     assert_int_equal(test_run(text, sizeof text, "%s tail %s/skirt.glb -o %s", bin, tmp, bad), 0);

@@ -241,12 +241,25 @@ cJSON *tail_cli_report_json(const sinew_tail_result *run, const char *in, const 
         cJSON_AddNumberToObject(o, "segments", pc->segments);
         cJSON_AddNumberToObject(o, "weighted_distance_before", pc->distance_before);
         cJSON_AddNumberToObject(o, "weighted_distance_after", pc->distance_after);
+        /* A tail's or wing's one chain as "bones"; a garment's chains, in order around it, as
+         * "garment_bones" (one array of names per chain). */
+        cJSON *around = NULL;
         for (uint32_t c = 0; c < plan->chain_count; c++) {
-            if (plan->chains[c].piece != p) continue;
-            cJSON *bones = cJSON_AddArrayToObject(o, "bones");
-            for (uint32_t b = 0; b < plan->chains[c].bone_count; b++)
-                cJSON_AddItemToArray(bones, cJSON_CreateString(plan->chains[c].bones[b].name));
-            cJSON_AddStringToObject(o, "parent", joint_name(m, plan->chains[c].parent_joint));
+            const sinew_rig_chain *ch = &plan->chains[c];
+            if (ch->piece != p) continue;
+            if (ch->garment && !around) {
+                around = cJSON_AddArrayToObject(o, "garment_bones");
+                cJSON_AddStringToObject(o, "parent", joint_name(m, ch->parent_joint));
+            }
+            cJSON *bones = cJSON_CreateArray();
+            for (uint32_t b = 0; b < ch->bone_count; b++)
+                cJSON_AddItemToArray(bones, cJSON_CreateString(ch->bones[b].name));
+            if (ch->garment) {
+                cJSON_AddItemToArray(around, bones);
+            } else {
+                cJSON_AddItemToObject(o, "bones", bones);
+                cJSON_AddStringToObject(o, "parent", joint_name(m, ch->parent_joint));
+            }
         }
         cJSON_AddItemToArray(list, o);
     }
