@@ -483,11 +483,12 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
              * and with the distance from the body: the larger, so that a ragged border (a
              * root vertex far along the axis yet next to the body) still ramps. The second
              * is gone by the segment's end, where Tail_2's skin has no body share. */
-            float wp = clampf(0.5f - f / blend, 0, 0.5f);
+            float wp, wn;
+            rig_segment_shares(f, blend, &wp, &wn);
             if (k == 0)
                 wp = fmaxf(wp, fminf(0.5f * (1.0f - f),
                                      0.5f * (1.0f - fminf(1.0f, from_border[a->weld[v]] / reach))));
-            const float wn = clampf((f - 1 + 0.5f * blend) / blend, 0, 0.5f);
+
             uint32_t jj[2 + SINEW_MAX_INFLUENCES] = {
                 next_joint + k, k + 1 < K ? next_joint + k + 1 : next_joint + k, /* Tail_End is
                                                                                      unweighted */

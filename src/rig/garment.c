@@ -501,8 +501,8 @@ sinew_result rig_build_garment(const sinew_rig_analysis *a, const sinew_model *m
         uint32_t k = (uint32_t)floorf(s);
         if (k > K - 1) k = K - 1;
         const float f = s - (float)k;
-        const float wp = fminf(0.5f, fmaxf(0.0f, 0.5f - f / blend));
-        const float wn = fminf(0.5f, fmaxf(0.0f, (f - 1 + 0.5f * blend) / blend));
+        float wp, wn;
+        rig_segment_shares(f, blend, &wp, &wn);
         float t = l.u[w] * (float)N - 0.5f;
         uint32_t c0, c1;
         float across;

@@ -150,6 +150,17 @@ uint32_t rig_wing_joints(const sinew_rig_analysis *a, const sinew_model *m,
                          const sinew_rig_report *rep, uint32_t p, float segment_fraction,
                          sinew_vec3 *J);
 
+/* The blend of a chain's segment (docs/appendages.md, "The chain"): at f in [0, 1) along
+ * the segment, the shares of the bone before and after it, w_prev = clamp(0.5 - f/w, 0, 0.5)
+ * and w_next = clamp((f - 1 + w/2)/w, 0, 0.5), w the blend width; the segment's own bone keeps
+ * the rest. Tails, wings and garments all blend so. */
+static inline void rig_segment_shares(float f, float blend, float *prev, float *next)
+{
+    const float p = 0.5f - f / blend, n = (f - 1 + 0.5f * blend) / blend;
+    *prev = p < 0 ? 0 : (p > 0.5f ? 0.5f : p);
+    *next = n < 0 ? 0 : (n > 0.5f ? 0.5f : n);
+}
+
 /* chain.c: writes (joint, weight) pairs into a vertex's slots, merged by joint, the heaviest
  * four kept in descending order (the given order kept on ties), normalised, the rest zeroed. */
 void rig_write_slots(uint16_t *joints, float *weights, const uint32_t *j, const float *w,
