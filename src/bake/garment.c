@@ -8,8 +8,10 @@
 /* A garment rests as it was modelled (the full modelled curve, no carry: a cape or skirt is
  * draped, not held up like a tail) under gravity, and has no forward plane (a tail's, keeping
  * it behind the body: a skirt's front chains hang in front of their root). The springs, bend
- * limits and floor are the tail's (the other fields of the caller's params); so are the body
- * colliders, when the runtime has them. */
+ * limits and floor are the tail's (the other fields of the caller's params). This is the one
+ * place a garment's springs differ from a tail's: body colliders around the legs, which a
+ * garment needs (the skirt's thighs swing into it: tests/rig/test_rig_garments.c measures the
+ * share of its skin inside a leg), are switched on here when the runtime has them. */
 static sinew_dyn_params garment_params(const sinew_dyn_params *tail)
 {
     sinew_dyn_params p;
