@@ -34,6 +34,9 @@ extern "C" {
  * 240 keys per second, an hour is 864,000 keys, 13.8 MB of rotations per chain joint, and its
  * passes take seconds; any value from the longest real clip to what memory allows is safe. */
 #define SINEW_BAKE_MAX_DURATION 3600.0
+/* The most chains one coupled bake steps together: a garment's (SINEW_RIG_MAX_GARMENT_CHAINS
+ * in sinew/rig.h). */
+#define SINEW_BAKE_MAX_CHAINS 16
 
 /* Which chains a bake keeps out of the body's capsules (sinew_bake_options.colliders). */
 typedef enum sinew_bake_colliders {
@@ -166,6 +169,36 @@ sinew_result sinew_bake_ear(sinew_document *doc, sinew_model *model,
 /* sinew_bake_wings for the ear chains (Ear_L_1 .. Ear_L_End, Ear_R_*), with sinew_bake_ear. */
 sinew_result sinew_bake_ears(sinew_document *doc, sinew_model *model,
                              const sinew_bake_options *options, uint32_t *chains, sinew_error *err);
+/* Bakes clip `clip` for `count` chains (1 .. SINEW_BAKE_MAX_CHAINS, in order around a
+ * garment) stepped together, one track each into out[count]. After every step neighbouring
+ * chains' particles (chain k's j-th and chain k+1's j-th, over the rows all chains have; with
+ * `ring` also the last chain's and the first's) are pulled back towards the distances they
+ * had at rest in the clip's first pose, and their closing speed along that line is damped, so
+ * a ring of chains keeps its shape; each chain is then stepped again with dt 0, so its
+ * rotations show the coupled particles. A loop closes when every chain's state has returned.
+ * Errors as sinew_bake_clip's; SINEW_ERR_ARGUMENT for a count out of range. */
+sinew_result sinew_bake_clip_coupled(const sinew_model *model, const sinew_dyn_chain_desc *chains,
+                                     uint32_t count, int ring, uint32_t clip,
+                                     const sinew_bake_options *options, sinew_bake_track *out,
+                                     sinew_error *err);
+
+/* Bakes one garment's chains (as sinew_bake_clip_coupled takes them) over every clip with a
+ * garment's springs: resting as modelled (no carry), under gravity, without the tail's
+ * forward plane; the other fields of options->params apply. Applied to `doc` (when not NULL)
+ * and to the model, as sinew_bake_all does. */
+sinew_result sinew_bake_garment(sinew_document *doc, sinew_model *model,
+                                const sinew_dyn_chain_desc *chains, uint32_t count, int ring,
+                                const sinew_bake_options *options, sinew_error *err);
+
+/* Bakes every garment the model has by name (Garment_<k>_1 .. Garment_<k>_K with
+ * Garment_<k>_End, k = 1, 2, .. as `sinew tail --garment chains` names them) with
+ * sinew_bake_garment. Consecutive chains hanging from one joint with as many links are one
+ * garment; it is a ring when it has three chains or more and its last chain's root is no
+ * farther from its first's than 1.5 times the largest spacing of neighbouring roots.
+ * *chains gets how many chains were baked (0: no garment, not an error). */
+sinew_result sinew_bake_garments(sinew_document *doc, sinew_model *model,
+                                 const sinew_bake_options *options, uint32_t *chains,
+                                 sinew_error *err);
 
 #ifdef __cplusplus
 }

@@ -30,12 +30,12 @@ void sinew_tail_result_free(sinew_tail_result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Chains of the plan that are tails (the rest are wings and ears). */
+/* Chains of the plan that are tails (the rest are wings, ears and garments). */
 static uint32_t tail_chains(const sinew_rig_plan *plan)
 {
     uint32_t n = 0;
     for (uint32_t c = 0; c < plan->chain_count; c++)
-        n += plan->chains[c].wing == 0 && plan->chains[c].ear == 0;
+        n += plan->chains[c].wing == 0 && plan->chains[c].ear == 0 && plan->chains[c].garment == 0;
     return n;
 }
 
@@ -65,6 +65,40 @@ static sinew_result body_capsules(const sinew_model *model, sinew_dyn_capsule *o
     sinew_result r = sinew_body_capsules(model, out, SINEW_DYN_MAX_CAPSULES, count, NULL, &local);
     if (r == SINEW_ERR_OUT_OF_MEMORY) return sinew_error_set(err, r, "%s", local.message);
     if (r != SINEW_OK) *count = 0;
+    return SINEW_OK;
+}
+
+/* Bakes the garment chains of the plan, coupled garment by garment (consecutive chains of
+ * one piece), their bones found by the names the plan gave them. */
+static sinew_result bake_garments(sinew_document *doc, sinew_model *model,
+                                  const sinew_rig_plan *plan, const sinew_bake_options *options,
+                                  sinew_error *err)
+{
+    for (uint32_t c = 0; c < plan->chain_count;) {
+        const sinew_rig_chain *first = &plan->chains[c];
+        if (!first->garment) {
+            c++;
+            continue;
+        }
+        const uint32_t count = first->garment_count;
+        if (count > SINEW_BAKE_MAX_CHAINS || c + count > plan->chain_count)
+            return sinew_error_set(err, SINEW_ERR_INTERNAL, "garment: %u chains", count);
+        int32_t nodes[SINEW_BAKE_MAX_CHAINS][SINEW_RIG_MAX_SEGMENTS + 1];
+        sinew_dyn_chain_desc descs[SINEW_BAKE_MAX_CHAINS];
+        for (uint32_t k = 0; k < count; k++) {
+            const sinew_rig_chain *ch = &plan->chains[c + k];
+            for (uint32_t b = 0; b < ch->bone_count; b++)
+                if ((nodes[k][b] = sinew_model_find_node(model, ch->bones[b].name)) < 0)
+                    return sinew_error_set(err, SINEW_ERR_INTERNAL,
+                                           "garment: %s is not in the model", ch->bones[b].name);
+            const uint32_t links = ch->bone_count - 1; /* the last bone is the unweighted end */
+            descs[k] = (sinew_dyn_chain_desc){nodes[k], links, nodes[k][links], NULL, 0};
+        }
+        sinew_result r =
+            sinew_bake_garment(doc, model, descs, count, first->garment_ring, options, err);
+        if (r != SINEW_OK) return r;
+        c += count;
+    }
     return SINEW_OK;
 }
 
@@ -105,6 +139,7 @@ static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
     for (uint32_t c = 0; r == SINEW_OK && bake && c < plan->chain_count; c++)
         if (plan->chains[c].wing || plan->chains[c].ear)
             r = bake_pair_chain(doc, *model, &plan->chains[c], &bo, err);
+    if (r == SINEW_OK && bake) r = bake_garments(doc, *model, plan, &bo, err);
     return r;
 }
 
@@ -566,7 +601,8 @@ static sinew_result drop_chains(const sinew_tail_options *o, sinew_tail_result *
         sinew_rig_piece *pc = &res->report.pieces[p];
         const sinew_rig_verdict v = pc->verdict;
         if (ears ? v != SINEW_RIG_VERDICT_EAR
-                 : v != SINEW_RIG_VERDICT_CHAIN && v != SINEW_RIG_VERDICT_WING)
+                 : v != SINEW_RIG_VERDICT_CHAIN && v != SINEW_RIG_VERDICT_WING &&
+                       v != SINEW_RIG_VERDICT_GARMENT)
             continue;
         if (ears)
             snprintf(pc->reason, sizeof pc->reason,
@@ -577,7 +613,9 @@ static sinew_result drop_chains(const sinew_tail_options *o, sinew_tail_result *
             snprintf(pc->reason, sizeof pc->reason,
                      "a %s, but its chain left the skin around its root worse than the input on "
                      "some clip: dropped, unchanged (the ears were checked without it)",
-                     v == SINEW_RIG_VERDICT_WING ? "wing" : "tail");
+                     v == SINEW_RIG_VERDICT_WING      ? "wing"
+                     : v == SINEW_RIG_VERDICT_GARMENT ? "garment"
+                                                      : "tail");
         pc->verdict = SINEW_RIG_VERDICT_SKIPPED;
         pc->distance_after = pc->distance_before;
         pc->segments = 0;
@@ -706,14 +744,16 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
             for (uint32_t p = 0; p < res->report.piece_count; p++) {
                 sinew_rig_piece *pc = &res->report.pieces[p];
                 if (pc->verdict != SINEW_RIG_VERDICT_CHAIN &&
-                    pc->verdict != SINEW_RIG_VERDICT_WING && pc->verdict != SINEW_RIG_VERDICT_EAR)
+                    pc->verdict != SINEW_RIG_VERDICT_WING && pc->verdict != SINEW_RIG_VERDICT_EAR &&
+                    pc->verdict != SINEW_RIG_VERDICT_GARMENT)
                     continue;
                 snprintf(pc->reason, sizeof pc->reason,
                          "%s, but its chain left the skin around its root worse than the "
                          "input on some clip: dropped, unchanged",
-                         pc->verdict == SINEW_RIG_VERDICT_WING  ? "a wing"
-                         : pc->verdict == SINEW_RIG_VERDICT_EAR ? "an ear"
-                                                                : "a tail");
+                         pc->verdict == SINEW_RIG_VERDICT_WING      ? "a wing"
+                         : pc->verdict == SINEW_RIG_VERDICT_EAR     ? "an ear"
+                         : pc->verdict == SINEW_RIG_VERDICT_GARMENT ? "a garment"
+                                                                    : "a tail");
                 pc->verdict = SINEW_RIG_VERDICT_SKIPPED;
             }
         }

@@ -45,11 +45,7 @@ static float clampf(float x, float lo, float hi)
  * and most engines read JOINTS_0 only). */
 #define CHAIN_INFLUENCES 4
 
-/* Writes (joint, weight) pairs into a vertex's slots, merged by joint, the heaviest
- * CHAIN_INFLUENCES kept in descending order (the given order kept on ties), normalised, the
- * rest zeroed. */
-static void write_slots(uint16_t *joints, float *weights, const uint32_t *j, const float *w,
-                        int count)
+void rig_write_slots(uint16_t *joints, float *weights, const uint32_t *j, const float *w, int count)
 {
     uint32_t jj[SINEW_MAX_INFLUENCES];
     float ww[SINEW_MAX_INFLUENCES];
@@ -80,14 +76,16 @@ static void write_slots(uint16_t *joints, float *weights, const uint32_t *j, con
     }
 }
 
-/* Tail_1.. (Tail2_1.. for a second tail), Wing_L_1.., Ear_L_1..; `side` is +1 left and -1
- * right for a wing or an ear (`kind` "Wing" or "Ear"), 0 for a tail. */
-static void bone_name(const sinew_model *m, char *out, size_t size, uint32_t chain, uint32_t b,
-                      uint32_t K, const char *kind, int side)
+void rig_bone_name(const sinew_model *m, char *out, size_t size, uint32_t chain, uint32_t b,
+                   uint32_t K, const char *kind, int side, uint32_t garment)
 {
     char base[SINEW_RIG_NAME_MAX - 8];
     const char *lr = side > 0 ? "L" : "R";
-    if (side && b == K)
+    if (garment && b == K)
+        snprintf(base, sizeof base, "Garment_%u_End", garment);
+    else if (garment)
+        snprintf(base, sizeof base, "Garment_%u_%u", garment, b + 1);
+    else if (side && b == K)
         snprintf(base, sizeof base, "%s_%s_End", kind, lr);
     else if (side)
         snprintf(base, sizeof base, "%s_%s_%u", kind, lr, b + 1);
@@ -179,7 +177,7 @@ static int owned_by_appendage(const sinew_rig_report *rep, uint32_t x)
     const sinew_rig_verdict v = rep->pieces[owner].verdict;
     return v == SINEW_RIG_VERDICT_CHAIN || v == SINEW_RIG_VERDICT_RIGID ||
            v == SINEW_RIG_VERDICT_DRESSED || v == SINEW_RIG_VERDICT_WING ||
-           v == SINEW_RIG_VERDICT_EAR;
+           v == SINEW_RIG_VERDICT_EAR || v == SINEW_RIG_VERDICT_GARMENT;
 }
 
 /* The body skin bordering piece p: vertices outside every chained, rigid or dressed piece
@@ -324,7 +322,31 @@ static sinew_result blend_collar(const sinew_rig_analysis *a, const sinew_model 
         for (int k = 0; k < SINEW_MAX_INFLUENCES; k++)
             jj[k + 1] = plan->joints[o + (size_t)k],
                    ww[k + 1] = (1 - t) * plan->weights[o + (size_t)k];
-        write_slots(plan->joints + o, plan->weights + o, jj, ww, SINEW_MAX_INFLUENCES + 1);
+        rig_write_slots(plan->joints + o, plan->weights + o, jj, ww, SINEW_MAX_INFLUENCES + 1);
+    }
+    return SINEW_OK;
+}
+
+sinew_result rig_chain_bones(const sinew_model *m, int32_t parent, const sinew_vec3 *J, uint32_t K,
+                             sinew_rig_chain *ch, sinew_error *err)
+{
+    ch->bone_count = K + 1;
+    ch->parent_joint = parent;
+    const sinew_mat4 *Wp = &m->skin.joints[parent].bind;
+    sinew_mat4 prev_inv = m->skin.joints[parent].inverse_bind;
+    for (uint32_t b = 0; b <= K; b++) {
+        sinew_rig_bone *bone = &ch->bones[b];
+        bone->parent = b == 0 ? m->skin.joints[parent].node : -(int32_t)b;
+        bone->head = J[b];
+        sinew_mat4 W = *Wp;
+        W.m[12] = J[b].x, W.m[13] = J[b].y, W.m[14] = J[b].z;
+        if (!sinew_mat4_invert_affine(&W, &bone->inverse_bind))
+            return sinew_error_set(
+                err, SINEW_ERR_INVALID_VALUE,
+                "tail: the bind matrix of the chain's parent cannot be inverted");
+        bone->local = sinew_transform_identity();
+        bone->local.translation = sinew_mat4_transform_point(&prev_inv, J[b]);
+        prev_inv = bone->inverse_bind;
     }
     return SINEW_OK;
 }
@@ -348,8 +370,12 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
     uint32_t nchains = 0;
     for (uint32_t p = 0; p < rep->piece_count; p++)
         nchains += rep->pieces[p].verdict == SINEW_RIG_VERDICT_CHAIN ||
-                   rep->pieces[p].verdict == SINEW_RIG_VERDICT_WING ||
-                   rep->pieces[p].verdict == SINEW_RIG_VERDICT_EAR;
+                           rep->pieces[p].verdict == SINEW_RIG_VERDICT_WING ||
+                           rep->pieces[p].verdict == SINEW_RIG_VERDICT_EAR
+                       ? 1
+                   : rep->pieces[p].verdict == SINEW_RIG_VERDICT_GARMENT
+                       ? rep->pieces[p].garment_chains
+                       : 0;
     plan->vertex_count = nv;
     plan->joints = sinew_alloc(al, slots, sizeof *plan->joints);
     plan->weights = sinew_alloc(al, slots, sizeof *plan->weights);
@@ -384,9 +410,15 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
     uint32_t seg_count = a->segment_count;
     for (uint32_t j = 0; j < nj; j++)
         jp[j] = rig_joint_position(m, j);
-    uint32_t next_joint = nj, tails = 0;
+    uint32_t next_joint = nj, tails = 0, garments = 0;
     for (uint32_t p = 0; p < rep->piece_count; p++) {
         sinew_rig_piece *pc = &rep->pieces[p];
+        if (pc->verdict == SINEW_RIG_VERDICT_GARMENT) {
+            if ((r = rig_build_garment(a, m, rep, p, &opt, plan, &next_joint, segs, &seg_count, jp,
+                                       &garments, err)) != SINEW_OK)
+                goto fail;
+            continue;
+        }
         const int chain = pc->verdict == SINEW_RIG_VERDICT_CHAIN ||
                           pc->verdict == SINEW_RIG_VERDICT_WING ||
                           pc->verdict == SINEW_RIG_VERDICT_EAR;
@@ -402,7 +434,7 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
             float w = 1;
             for (uint32_t i = 0; i < count; i++) {
                 size_t o = (size_t)verts[i] * SINEW_MAX_INFLUENCES;
-                write_slots(plan->joints + o, plan->weights + o, &j, &w, 1);
+                rig_write_slots(plan->joints + o, plan->weights + o, &j, &w, 1);
             }
             continue;
         }
@@ -433,29 +465,14 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
         sinew_rig_chain *ch = &plan->chains[plan->chain_count];
         memset(ch, 0, sizeof *ch);
         ch->piece = p;
-        ch->bone_count = K + 1;
         ch->first_joint = next_joint;
-        ch->parent_joint = parent;
         ch->wing = wing;
         ch->ear = ear;
-        const sinew_mat4 *Wp = &m->skin.joints[parent].bind;
-        sinew_mat4 prev_inv = m->skin.joints[parent].inverse_bind;
+        for (uint32_t b = 0; b <= K; b++)
+            rig_bone_name(m, ch->bones[b].name, sizeof ch->bones[b].name, tails, b, K,
+                          wing ? "Wing" : "Ear", wing ? wing : ear, 0);
+        if ((r = rig_chain_bones(m, parent, J, K, ch, err)) != SINEW_OK) goto fail;
         for (uint32_t b = 0; b <= K; b++) {
-            sinew_rig_bone *bone = &ch->bones[b];
-            bone_name(m, bone->name, sizeof bone->name, tails, b, K, wing ? "Wing" : "Ear",
-                      wing ? wing : ear);
-            bone->parent = b == 0 ? m->skin.joints[parent].node : -(int32_t)b;
-            bone->head = J[b];
-            sinew_mat4 W = *Wp;
-            W.m[12] = J[b].x, W.m[13] = J[b].y, W.m[14] = J[b].z;
-            if (!sinew_mat4_invert_affine(&W, &bone->inverse_bind)) {
-                r = sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
-                                    "tail: the pelvis bind matrix cannot be inverted");
-                goto fail;
-            }
-            bone->local = sinew_transform_identity();
-            bone->local.translation = sinew_mat4_transform_point(&prev_inv, J[b]);
-            prev_inv = bone->inverse_bind;
             jp[next_joint + b] = J[b];
             if (b < K) segs[seg_count++] = (rig_segment){J[b], J[b + 1], (int32_t)(next_joint + b)};
         }
@@ -480,11 +497,12 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
              * and with the distance from the body: the larger, so that a ragged border (a
              * root vertex far along the axis yet next to the body) still ramps. The second
              * is gone by the segment's end, where Tail_2's skin has no body share. */
-            float wp = clampf(0.5f - f / blend, 0, 0.5f);
+            float wp, wn;
+            rig_segment_shares(f, blend, &wp, &wn);
             if (k == 0)
                 wp = fmaxf(wp, fminf(0.5f * (1.0f - f),
                                      0.5f * (1.0f - fminf(1.0f, from_border[a->weld[v]] / reach))));
-            const float wn = clampf((f - 1 + 0.5f * blend) / blend, 0, 0.5f);
+
             uint32_t jj[2 + SINEW_MAX_INFLUENCES] = {
                 next_joint + k, k + 1 < K ? next_joint + k + 1 : next_joint + k, /* Tail_End is
                                                                                      unweighted */
@@ -494,7 +512,7 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
             if (k == 0 && wp > 0 && body_root && border_count)
                 n = 2 + border_weights(m, border, border_count, v, wp, jj + 2, ww + 2);
             size_t o = (size_t)v * SINEW_MAX_INFLUENCES;
-            write_slots(plan->joints + o, plan->weights + o, jj, ww, n);
+            rig_write_slots(plan->joints + o, plan->weights + o, jj, ww, n);
         }
         if (body_root && (r = blend_collar(a, m, rep, verts, count, next_joint, reach, from_border,
                                            plan, err)) != SINEW_OK)
@@ -516,7 +534,7 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
         sinew_rig_piece *pc = &rep->pieces[p];
         if (pc->verdict != SINEW_RIG_VERDICT_CHAIN && pc->verdict != SINEW_RIG_VERDICT_RIGID &&
             pc->verdict != SINEW_RIG_VERDICT_DRESSED && pc->verdict != SINEW_RIG_VERDICT_WING &&
-            pc->verdict != SINEW_RIG_VERDICT_EAR)
+            pc->verdict != SINEW_RIG_VERDICT_EAR && pc->verdict != SINEW_RIG_VERDICT_GARMENT)
             continue;
         uint32_t count = 0;
         for (uint32_t v = 0; v < nv; v++)

@@ -21,6 +21,8 @@
  *   ownership  a piece owns the skin of its walk; a chained or rigid piece also owns the rest
  *              of a separate shell it mostly covers (a tail modelled as its own shell sunk into
  *              the body: its hidden root).
+ *   garments   on request, a broad sheet on a surface of its own takes that whole surface
+ *              (garment.c).
  */
 #include "rig_internal.h"
 
@@ -94,6 +96,8 @@ const char *sinew_rig_verdict_name(sinew_rig_verdict v)
         return "merged";
     case SINEW_RIG_VERDICT_WING:
         return "wing";
+    case SINEW_RIG_VERDICT_GARMENT:
+        return "garment";
     default:
         return "invalid";
     }
@@ -870,6 +874,7 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
     /* Which skin each piece takes, and how far it is from its bones now. */
     a->chain_parent = tail_from >= 0 ? tail_from : rep->landmarks.pelvis;
     if ((r = own_vertices(a, m, rep, err)) != SINEW_OK) goto fail;
+    if ((r = rig_find_garments(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
     if ((r = measure_distance_before(a, m, rep, err)) != SINEW_OK) goto fail;
     return SINEW_OK;
 fail:

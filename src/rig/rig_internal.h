@@ -185,6 +185,48 @@ uint32_t rig_ear_segments(const sinew_rig_report *rep, uint32_t p, float segment
 /* The joint an ear's chain hangs from: the head (its attachment when the skeleton has none). */
 int32_t rig_ear_parent(const sinew_rig_report *rep, const sinew_rig_piece *pc);
 
+/* The blend of a chain's segment (docs/appendages.md, "The chain"): at f in [0, 1) along
+ * the segment, the shares of the bone before and after it, w_prev = clamp(0.5 - f/w, 0, 0.5)
+ * and w_next = clamp((f - 1 + w/2)/w, 0, 0.5), w the blend width; the segment's own bone keeps
+ * the rest. Tails, wings and garments all blend so. */
+static inline void rig_segment_shares(float f, float blend, float *prev, float *next)
+{
+    const float p = 0.5f - f / blend, n = (f - 1 + 0.5f * blend) / blend;
+    *prev = p < 0 ? 0 : (p > 0.5f ? 0.5f : p);
+    *next = n < 0 ? 0 : (n > 0.5f ? 0.5f : n);
+}
+
+/* chain.c: writes (joint, weight) pairs into a vertex's slots, merged by joint, the heaviest
+ * four kept in descending order (the given order kept on ties), normalised, the rest zeroed. */
+void rig_write_slots(uint16_t *joints, float *weights, const uint32_t *j, const float *w,
+                     int count);
+/* The name of bone b of K + 1 (b == K: the unweighted end) in `out`, unique in the model:
+ * Tail_<b+1> (chain 0) or Tail<chain+1>_<b+1>; <kind>_L_ / <kind>_R_ for a side +1 / -1
+ * (`kind` "Wing" or "Ear"); Garment_<garment>_<b+1> when garment > 0. */
+void rig_bone_name(const sinew_model *m, char *out, size_t size, uint32_t chain, uint32_t b,
+                   uint32_t K, const char *kind, int side, uint32_t garment);
+/* The K + 1 bones of `ch` at J (names aside): each the parent's bind rotation with J_b as
+ * origin, a pure translation in its parent; sets bone_count and parent_joint. */
+sinew_result rig_chain_bones(const sinew_model *m, int32_t parent, const sinew_vec3 *J, uint32_t K,
+                             sinew_rig_chain *ch, sinew_error *err);
+
+/* garment.c: with SINEW_RIG_GARMENT_CHAINS, marks the long sheets modelled as a surface of
+ * their own (a cape, a skirt) as SINEW_RIG_VERDICT_GARMENT, each taking its whole surface
+ * (other pieces on it are merged into it), with its chain count and shape (after vertex
+ * ownership). */
+sinew_result rig_find_garments(const sinew_rig_analysis *a, const sinew_model *m,
+                               const sinew_rig_options *opt, sinew_rig_report *rep,
+                               sinew_error *err);
+/* Appends garment piece p's chains to plan (from plan->chain_count on, first joint
+ * *next_joint, numbered Garment_<*garments + 1>_* on) and writes its skin's weights; the bones'
+ * segments and joint positions go to segs / jp for the weighted distance. Advances
+ * *next_joint, *seg_count and *garments. */
+sinew_result rig_build_garment(const sinew_rig_analysis *a, const sinew_model *m,
+                               const sinew_rig_report *rep, uint32_t p,
+                               const sinew_rig_options *opt, sinew_rig_plan *plan,
+                               uint32_t *next_joint, rig_segment *segs, uint32_t *seg_count,
+                               sinew_vec3 *jp, uint32_t *garments, sinew_error *err);
+
 /* Options with defaults filled in. */
 sinew_rig_options rig_options_resolve(const sinew_rig_options *options);
 

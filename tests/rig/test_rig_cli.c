@@ -2,8 +2,11 @@
  *   cli        exit codes and messages for bad input, the table, the JSON report, rigid mode,
  *              a second run finding nothing new, no partial output on failure; the spring
  *              option --bind-limit (bad values exit 2 writing nothing, values change keys);
- *   validate   every output (creature fox, the rabbit with --ears, each notail model) passes
- *              the Khronos glTF-Validator with 0 errors (node tests/tools/validate.mjs);
+ *              --garment chains on the skirt creature (bad values exit 2 writing nothing;
+ *              N chains, the report's shape; `sinew bake` bakes the garment again);
+ *   validate   every output (creature fox, the rabbit with --ears, the chained skirt, each
+ *              notail model) passes the Khronos glTF-Validator with 0 errors
+ *              (node tests/tools/validate.mjs);
  *   blender    Blender 3.4 imports the creature fox's and the notail Fox's outputs with the
  *              Tail_* bones in the armature (tests/tools/blender_import.py). */
 #include "test_util.h"
@@ -186,6 +189,69 @@ static void test_bind_limit(void **state)
     assert_true(test_file_exists(out));
 }
 
+/* The skirt creature with --garment chains --garment-chains 6 into tmp/skirt_6.glb (once). */
+static const char *skirt_output(void)
+{
+    static char out[512];
+    make_tmp();
+    snprintf(out, sizeof out, "%s/skirt_6.glb", tmp);
+    if (test_file_exists(out)) return out;
+    static char text[65536];
+    assert_int_equal(
+        test_run(text, sizeof text, "%s creature skirt -o %s/skirt.glb", test_sinew_bin(), tmp), 0);
+    assert_int_equal(test_run(text, sizeof text,
+                              "%s tail %s/skirt.glb -o %s --garment chains --garment-chains 6 "
+                              "--report %s/skirt_6.json",
+                              test_sinew_bin(), tmp, out, tmp),
+                     0);
+    assert_non_null(strstr(text, "Garment_6_1"));
+    assert_null(strstr(text, "Garment_7_1"));
+    assert_non_null(strstr(text, "6 chains of 3 segments around it"));
+    return out;
+}
+
+static void test_garment(void **state)
+{
+    (void)state;
+    static char text[65536];
+    const char *bin = test_sinew_bin();
+    make_tmp();
+    assert_int_equal(test_run(text, sizeof text, "%s tail --help", bin), 0);
+    assert_non_null(strstr(text, "--garment chains"));
+    assert_non_null(strstr(text, "--garment-chains N"));
+    const char *out = skirt_output();
+    char path[600], bad[600];
+    snprintf(bad, sizeof bad, "%s/garment_bad.glb", tmp);
+    const char *wrong[] = {
+        "--garment frills", "--garment-chains 6", "--garment chains --garment-chains 1",
+        "--garment chains --garment-chains 17", "--garment chains --garment-chains x"};
+    for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+        assert_int_equal(
+            test_run(text, sizeof text, "%s tail %s/skirt.glb -o %s %s", bin, tmp, bad, wrong[i]),
+            2);
+        assert_non_null(strstr(text, "--garment"));
+        assert_false(test_file_exists(bad));
+    }
+    /* The report names the garment's shape and chains. */
+    snprintf(path, sizeof path, "%s/skirt_6.json", tmp);
+    char *json = read_all(path);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"verdict\":\t\"garment\""));
+    assert_non_null(strstr(json, "\"garment_shape\":\t\"ring\""));
+    assert_non_null(strstr(json, "\"garment_chains\":\t6"));
+    assert_non_null(strstr(json, "\"garment_bones\":"));
+    assert_non_null(strstr(json, "\"Garment_6_End\""));
+    assert_null(strstr(json, "\"bones\":")); /* one key per object: no chain listed twice */
+    free(json);
+    /* Without the option the skirt stays as it was: nothing to grow. */
+    assert_int_equal(test_run(text, sizeof text, "%s tail %s/skirt.glb -o %s", bin, tmp, bad), 0);
+    assert_null(strstr(text, "Garment_"));
+    /* `sinew bake` finds the garment by name and bakes it again. */
+    snprintf(path, sizeof path, "%s/skirt_6_baked.glb", tmp);
+    assert_int_equal(test_run(text, sizeof text, "%s bake %s -o %s", bin, out, path), 0);
+    assert_non_null(strstr(text, "(garments)"));
+}
+
 static void test_validate(void **state)
 {
     (void)state;
@@ -207,6 +273,11 @@ static void test_validate(void **state)
     assert_int_equal(test_run(text, sizeof text,
                               "cd %s && node tests/tools/validate.mjs %s/rabbit_ears.glb",
                               SINEW_SOURCE_DIR, tmp),
+                     0);
+    fprintf(stderr, "%s", text);
+    assert_non_null(strstr(text, "\"errors\":0"));
+    assert_int_equal(test_run(text, sizeof text, "cd %s && node tests/tools/validate.mjs %s",
+                              SINEW_SOURCE_DIR, skirt_output()),
                      0);
     fprintf(stderr, "%s", text);
     assert_non_null(strstr(text, "\"errors\":0"));
@@ -280,7 +351,8 @@ int main(int argc, char **argv)
         r = cmocka_run_group_tests(t, NULL, NULL);
     } else {
         const struct CMUnitTest t[] = {cmocka_unit_test(test_cli),
-                                       cmocka_unit_test(test_bind_limit)};
+                                       cmocka_unit_test(test_bind_limit),
+                                       cmocka_unit_test(test_garment)};
         r = cmocka_run_group_tests(t, NULL, NULL);
     }
     if (tmp[0]) {

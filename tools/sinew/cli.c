@@ -310,3 +310,12 @@ uint32_t cli_mark_named_skin(const sinew_model *model, const char *word, uint8_t
     free(joints);
     return n;
 }
+
+void cli_join_words(char *out, size_t size, const char *const *words, int count)
+{
+    size_t used = 0;
+    if (size) out[0] = 0;
+    for (int i = 0; i < count && used < size; i++)
+        used += (size_t)snprintf(out + used, size - used, "%s%s",
+                                 i == 0 ? "" : (i == count - 1 ? " and " : ", "), words[i]);
+}

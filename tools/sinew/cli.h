@@ -60,6 +60,9 @@ int cli_is_help(const char *arg);
 int cli_parse_write_option(const char *arg, sinew_write_options *w);
 
 /* Parses a finite float / a non-negative integer in [min, max]; 0 on failure. */
+/* The `count` words in `out` as a reader lists them: "a", "a and b", "a, b and c". */
+void cli_join_words(char *out, size_t size, const char *const *words, int count);
+
 int cli_parse_float(const char *text, float min, float max, float *out);
 int cli_parse_uint(const char *text, unsigned long min, unsigned long max, unsigned long *out);
 

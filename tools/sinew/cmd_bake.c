@@ -22,7 +22,10 @@ static const char *usage =
     "closes; a non-looping clip starts settled in its first pose. Wing chains (Wing_L_*,\n"
     "Wing_R_*, from 'sinew tail') are baked too, with a wing's stiffer springs, resting as\n"
     "modelled, without floor, and ear chains (Ear_L_*, Ear_R_*, from 'sinew tail --ears') with\n"
-    "an ear's, stiffer still (the options below set the tail's). No other channel changes.\n"
+    "an ear's, stiffer still (the options below set the tail's). Garment chains (Garment_<k>_*,\n"
+    "from 'sinew tail --garment chains') are baked with every clip, each garment's chains\n"
+    "stepped together and neighbouring chains held at their rest distances (a skirt's as a\n"
+    "closed ring), resting as modelled. No other channel changes.\n"
     "OUT is .glb, or .gltf when its name says so. IN is never modified.\n\n"
     "  --key-degrees D   each joint keeps only the keys a player needs to play its rotations\n"
     "                    within D degrees of the track keyed at every step (first and last\n"
@@ -46,11 +49,29 @@ static int bake_tail(sinew_document *doc, sinew_model *model, const sinew_bake_o
     return sinew_bake_all(doc, model, options, summaries, err) == SINEW_OK ? 1 : -1;
 }
 
+/* What was baked beside a lone tail, for the summary line: "" (the tail alone), " (wings)",
+ * " (tail and garments)", " (tail, wings and ears)", ... */
+static void baked_parts(char *out, size_t size, int tail, uint32_t wings, uint32_t ears,
+                        uint32_t garments)
+{
+    const char *parts[4];
+    int n = 0;
+    if (tail) parts[n++] = "tail";
+    if (wings) parts[n++] = "wings";
+    if (ears) parts[n++] = "ears";
+    if (garments) parts[n++] = "garments";
+    out[0] = 0;
+    if (n == 0 || (n == 1 && tail)) return;
+    char words[64];
+    cli_join_words(words, sizeof words, parts, n);
+    snprintf(out, size, " (%s)", words);
+}
+
 /* What was baked as one JSON object on stdout (the table's figures, the paths, OUT's size).
  * `fit` is NULL without --vrm-springs. */
 static int print_json(const char *in, const cli_output *written, const sinew_model *model, int tail,
-                      uint32_t wings, uint32_t ears, const sinew_bake_track *summaries,
-                      const sinew_vrm_fit *fit)
+                      uint32_t wings, uint32_t ears, uint32_t garments,
+                      const sinew_bake_track *summaries, const sinew_vrm_fit *fit)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "input", in);
@@ -60,7 +81,8 @@ static int print_json(const char *in, const cli_output *written, const sinew_mod
     cJSON_AddBoolToObject(root, "tail", tail);
     cJSON_AddNumberToObject(root, "wings", wings);
     cJSON_AddNumberToObject(root, "ears", ears);
-    /* the tail's figures; a wing's or an ear's bake has no table */
+    cJSON_AddNumberToObject(root, "garment_chains", garments);
+    /* the tail's figures; a wing's, an ear's or a garment's bake has no table */
     cJSON_AddItemToObject(root, "clips",
                           tail ? bake_cli_json(model, summaries) : cJSON_CreateArray());
     if (fit) cJSON_AddItemToObject(root, "vrm_springs", bake_cli_vrm_json(model, fit));
@@ -127,7 +149,7 @@ int cmd_bake(int argc, char **argv)
     sinew_model *model = NULL;
     sinew_bake_track *summaries = NULL;
     int code = CLI_EXIT_OK, tail = 0;
-    uint32_t wings = 0, ears = 0;
+    uint32_t wings = 0, ears = 0, garments = 0;
     sinew_vrm_fit fit;
     if (sinew_document_load_file(in, NULL, &doc, &err) != SINEW_OK ||
         sinew_model_from_document(doc, NULL, &model, &err) != SINEW_OK) {
@@ -155,9 +177,10 @@ int cmd_bake(int argc, char **argv)
         code = cli_report_file("bake", in, &err);
     } else if ((tail = bake_tail(doc, model, &options, summaries, &err)) < 0 ||
                sinew_bake_wings(doc, model, &options, &wings, &err) != SINEW_OK ||
-               sinew_bake_ears(doc, model, &options, &ears, &err) != SINEW_OK) {
+               sinew_bake_ears(doc, model, &options, &ears, &err) != SINEW_OK ||
+               sinew_bake_garments(doc, model, &options, &garments, &err) != SINEW_OK) {
         code = cli_report_file("bake", in, &err);
-    } else if (!tail && !wings && !ears) {
+    } else if (!tail && !wings && !ears && !garments) {
         /* Neither: the tail's own message (no Tail_1..Tail_K joints) says what is missing. */
         sinew_bake_all(doc, model, &options, NULL, &err);
         code = cli_report_file("bake", in, &err);
@@ -168,12 +191,13 @@ int cmd_bake(int argc, char **argv)
     } else if ((code = cli_outputs_write("bake", outs, 1)) != CLI_EXIT_OK) {
         /* nothing written: cli_outputs_write said why */
     } else if (json) {
-        code = print_json(in, &outs[0], model, tail, wings, ears, summaries, vrm ? &fit : NULL);
+        code = print_json(in, &outs[0], model, tail, wings, ears, garments, summaries,
+                          vrm ? &fit : NULL);
     } else {
-        printf("%s: baked %u clips -> %s%s%s%s%s\n", safe_text(in).s, model->clip_count,
-               safe_text(out).s, tail && (wings || ears) ? " (tail" : "",
-               wings ? (tail ? " and wings" : " (wings") : "",
-               ears ? (tail || wings ? " and ears" : " (ears") : "", wings || ears ? ")" : "");
+        char what[96];
+        baked_parts(what, sizeof what, tail, wings, ears, garments);
+        printf("%s: baked %u clips -> %s%s\n", safe_text(in).s, model->clip_count, safe_text(out).s,
+               what);
         if (tail) bake_cli_print(model, summaries);
         if (tail) bake_cli_print_colliders(model, summaries);
         if (vrm) bake_cli_print_vrm(model, &fit);

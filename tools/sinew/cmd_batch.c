@@ -350,7 +350,8 @@ static void folder_of(const char *path, char *dir, size_t size)
         snprintf(dir, size, "%.*s", slash == path ? 1 : (int)(slash - path), path);
 }
 
-/* The tail pieces of the run (grown, or found and left alone), as the report names them. */
+/* The tail pieces of the run (grown, or found and left alone), as the report names them; a
+ * garment's bones are those of all its chains. */
 static cJSON *tails_json(const sinew_tail_result *run)
 {
     cJSON *list = cJSON_CreateArray();
@@ -360,7 +361,8 @@ static cJSON *tails_json(const sinew_tail_result *run)
         uint32_t bones = 0;
         int chained = 0;
         for (uint32_t c = 0; c < run->plan.chain_count; c++)
-            if (run->plan.chains[c].piece == p) chained = 1, bones = run->plan.chains[c].bone_count;
+            if (run->plan.chains[c].piece == p)
+                chained = 1, bones += run->plan.chains[c].bone_count;
         if (!chained && pc->verdict != SINEW_RIG_VERDICT_CHAIN &&
             pc->verdict != SINEW_RIG_VERDICT_RIGID && pc->verdict != SINEW_RIG_VERDICT_SKIPPED)
             continue;

@@ -18,7 +18,8 @@
 static const char *usage =
     "usage: sinew tail IN -o OUT [--report R.json] [--json] [--mode chain|rigid]\n"
     "                  [--tail-from JOINT] [--piece N]... [--skip N]... [--dress-spine]\n"
-    "                  [--ears] [--no-bake] [--no-check] [--meshopt] [-v] [spring options]\n"
+    "                  [--ears] [--garment chains|leave] [--garment-chains N]\n"
+    "                  [--no-bake] [--no-check] [--meshopt] [-v] [spring options]\n"
     "\n"
     "Finds the parts of the skin that no bone runs inside (walking each protrusion from its\n"
     "tip along its cross-sections until a bone passes through one), decides for each what it\n"
@@ -28,10 +29,12 @@ static const char *usage =
     "clip. A mirrored pair of broad, flat pieces on the shoulders, upper back or arms is a\n"
     "pair of wings: each gets a chain along its span (Wing_L_*, Wing_R_*, mirror images),\n"
     "baked with stiffer springs and no floor; with --ears, a mirrored pair of long ears on\n"
-    "the head gets short chains (Ear_L_*, Ear_R_*). Before writing, it plays the input\n"
-    "and the result over every clip and gives the skin at a chain's root back its rigger's\n"
-    "weights where the chain made it strain more than before (or drops the chains), and\n"
-    "says so. Nothing else in the file changes.\n"
+    "the head gets short chains (Ear_L_*, Ear_R_*). With --garment chains, a cape or skirt\n"
+    "modelled as a surface of its own gets chains around it (Garment_<k>_*), baked with\n"
+    "neighbouring chains coupled. Before writing, it plays the input and the\n"
+    "result over every clip and gives the skin at a chain's root back its rigger's weights\n"
+    "where the chain made it strain more than before (or drops the chains), and says so.\n"
+    "Nothing else in the file changes.\n"
     "\n"
     "  -o OUT             output .glb (or .gltf); written whole or not at all; never IN\n"
     "  --report R.json    also write the findings as JSON (an \"appendages\" list, the bake's\n"
@@ -108,6 +111,13 @@ int cmd_tail(int argc, char **argv)
         if (!tail_cli_write_report("-", &run, in, out, mode)) code = CLI_EXIT_INTERNAL;
     } else {
         tail_cli_print(in, &run, verbose);
+        int garments = 0;
+        for (uint32_t c = 0; c < run.plan.chain_count; c++)
+            garments |= run.plan.chains[c].garment != 0;
+        if (options.job.rig.garment == SINEW_RIG_GARMENT_CHAINS && !garments)
+            printf("no garment found: --garment chains takes a sheet on a surface of its own, at "
+                   "least %.2g H long and %.2g H wide or round (a cape, a skirt)\n",
+                   (double)SINEW_RIG_GARMENT_LENGTH, (double)SINEW_RIG_GARMENT_WIDTH);
     }
 done:
     cli_outputs_free(outs, 2);

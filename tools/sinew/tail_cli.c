@@ -26,6 +26,8 @@ const char *tail_cli_legend =
     "                     mirrored pair: a bone chain along its span (Wing_L_*, Wing_R_*)\n"
     "             bump    at the pelvis but too short to be a tail: unchanged\n"
     "             sheet   a sheet, not a tube (a cape, a flap): unchanged\n"
+    "             garment with --garment chains, a sheet on a surface of its own (a cape, a\n"
+    "                     skirt): chains around it (Garment_<k>_*)\n"
     "             skipped would be a tail; left alone (--skip, dropped by the check, or\n"
     "                     the skeleton already has a tail)\n"
     "  verts      its vertices\n"
@@ -53,6 +55,12 @@ const char *tail_cli_options_help =
     "  --ears             a mirrored pair of long, flat ears on the head gets short chains\n"
     "                     (2-3 bones each from the head, Ear_L_*, Ear_R_*) with the ear\n"
     "                     preset's springs; without it ears stay rigid with the head\n"
+    "  --garment chains   a cape or skirt modelled as a surface of its own gets N chains\n"
+    "                     around it (Garment_<k>_1.., from its attach line down to its hem,\n"
+    "                     blended along and across), baked with neighbouring chains coupled\n"
+    "                     so the ring keeps its shape; default --garment leave: unchanged\n"
+    "  --garment-chains N chains around each garment, 2..16 (default: spaced as far apart as\n"
+    "                     its segments are long)\n"
     "  --no-bake          copy the clips unchanged (by default a chain's motion is simulated\n"
     "                     with the spring runtime and baked into every clip, as 'sinew bake'\n"
     "                     does: see the spring options below)\n"
@@ -108,6 +116,23 @@ int tail_cli_parse_option(const char *command, int argc, char **argv, int *i, ta
         rig->dress_spine = 1;
     } else if (!strcmp(a, "--ears")) {
         rig->ears = 1;
+    } else if (!strcmp(a, "--garment")) {
+        if (!(v = cli_option_value(command, argc, argv, i))) return -1;
+        if (!strcmp(v, "chains"))
+            rig->garment = SINEW_RIG_GARMENT_CHAINS;
+        else if (!strcmp(v, "leave"))
+            rig->garment = SINEW_RIG_GARMENT_LEAVE;
+        else
+            return cli_usage_error(command, "--garment must be chains or leave, not '%s'", v), -1;
+    } else if (!strcmp(a, "--garment-chains")) {
+        unsigned long n;
+        if (!(v = cli_option_value(command, argc, argv, i))) return -1;
+        if (!cli_parse_uint(v, 2, SINEW_RIG_MAX_GARMENT_CHAINS, &n))
+            return cli_usage_error(command,
+                                   "--garment-chains wants a whole number from 2 to %d, not '%s'",
+                                   SINEW_RIG_MAX_GARMENT_CHAINS, v),
+                   -1;
+        rig->garment_chains = (uint32_t)n;
     } else if (!strcmp(a, "--no-bake")) {
         o->job.no_bake = 1;
     } else if (!strcmp(a, "--no-check")) {
@@ -123,6 +148,8 @@ int tail_cli_parse_option(const char *command, int argc, char **argv, int *i, ta
 int tail_cli_options_finish(const char *command, tail_cli_options *o)
 {
     if (bake_cli_check(command, &o->params)) return -1;
+    if (o->job.rig.garment_chains && o->job.rig.garment != SINEW_RIG_GARMENT_CHAINS)
+        return cli_usage_error(command, "--garment-chains needs --garment chains"), -1;
     o->job.rig.chain_pieces = o->pieces;
     o->job.rig.skip_pieces = o->skips;
     o->job.bake.params = &o->params;
@@ -223,6 +250,10 @@ cJSON *tail_cli_report_json(const sinew_tail_result *run, const char *in, const 
             cJSON_AddStringToObject(o, ear ? "ear_side" : "wing_side",
                                     pc->wing_side > 0 ? "left" : "right");
         }
+        if (pc->verdict == SINEW_RIG_VERDICT_GARMENT) {
+            cJSON_AddNumberToObject(o, "garment_chains", pc->garment_chains);
+            cJSON_AddStringToObject(o, "garment_shape", pc->garment_ring ? "ring" : "sheet");
+        }
         cJSON_AddNumberToObject(o, "length", pc->length);
         cJSON_AddNumberToObject(o, "radius", pc->radius);
         cJSON_AddNumberToObject(o, "elongation", pc->elongation);
@@ -231,12 +262,25 @@ cJSON *tail_cli_report_json(const sinew_tail_result *run, const char *in, const 
         cJSON_AddNumberToObject(o, "segments", pc->segments);
         cJSON_AddNumberToObject(o, "weighted_distance_before", pc->distance_before);
         cJSON_AddNumberToObject(o, "weighted_distance_after", pc->distance_after);
+        /* A tail's or wing's one chain as "bones"; a garment's chains, in order around it, as
+         * "garment_bones" (one array of names per chain). */
+        cJSON *around = NULL;
         for (uint32_t c = 0; c < plan->chain_count; c++) {
-            if (plan->chains[c].piece != p) continue;
-            cJSON *bones = cJSON_AddArrayToObject(o, "bones");
-            for (uint32_t b = 0; b < plan->chains[c].bone_count; b++)
-                cJSON_AddItemToArray(bones, cJSON_CreateString(plan->chains[c].bones[b].name));
-            cJSON_AddStringToObject(o, "parent", joint_name(m, plan->chains[c].parent_joint));
+            const sinew_rig_chain *ch = &plan->chains[c];
+            if (ch->piece != p) continue;
+            if (ch->garment && !around) {
+                around = cJSON_AddArrayToObject(o, "garment_bones");
+                cJSON_AddStringToObject(o, "parent", joint_name(m, ch->parent_joint));
+            }
+            cJSON *bones = cJSON_CreateArray();
+            for (uint32_t b = 0; b < ch->bone_count; b++)
+                cJSON_AddItemToArray(bones, cJSON_CreateString(ch->bones[b].name));
+            if (ch->garment) {
+                cJSON_AddItemToArray(around, bones);
+            } else {
+                cJSON_AddItemToObject(o, "bones", bones);
+                cJSON_AddStringToObject(o, "parent", joint_name(m, ch->parent_joint));
+            }
         }
         cJSON_AddItemToArray(list, o);
     }
@@ -367,7 +411,11 @@ static void print_check(const sinew_tail_result *run)
                  100.0 * g->body_after.torn_share);
         printf("  %s %-28s %-28s\n", safe_text_cell(m->clips[c].name, 24).s, tail, seam);
     }
-    if (run->plan.chain_count) print_blends(run);
+    /* The root blend is a tail's and a wing's: a garment's chains blend into their parent. */
+    int rooted = 0;
+    for (uint32_t c = 0; c < run->plan.chain_count; c++)
+        rooted |= run->plan.chains[c].garment == 0;
+    if (rooted) print_blends(run);
     if (run->returned)
         printf("  gave %u %s at the tail's root back %s rigger's weights: with the chain %s "
                "strained more than before\n",
@@ -424,11 +472,30 @@ void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
             printf(" %s", safe_text(joint_name(m, rep->landmarks.spine[i])).s);
         printf("\n");
     }
-    if (plan->chain_count || plan->changed_count)
-        printf("%u chain(s), %u vertices re-weighted; %s\n", plan->chain_count, plan->changed_count,
-               !run->baked  ? "clips copied unchanged"
-               : run->bakes ? "tail motion baked into every clip:"
-                            : "wing and ear motion baked into every clip");
+    {
+        int wings = 0, ears = 0, garments = 0;
+        for (uint32_t c = 0; c < plan->chain_count; c++)
+            wings |= plan->chains[c].wing != 0, ears |= plan->chains[c].ear != 0,
+                garments |= plan->chains[c].garment != 0;
+        /* "wing", "wing and ear", "wing, ear and garment": what moves without a tail */
+        const char *kinds[3];
+        int n = 0;
+        if (wings) kinds[n++] = "wing";
+        if (ears) kinds[n++] = "ear";
+        if (garments) kinds[n++] = "garment";
+        char what[96];
+        cli_join_words(what, sizeof what, kinds, n);
+        if (plan->chain_count || plan->changed_count) {
+            printf("%u chain(s), %u vertices re-weighted; ", plan->chain_count,
+                   plan->changed_count);
+            if (!run->baked)
+                printf("clips copied unchanged\n");
+            else if (run->bakes)
+                printf("tail motion baked into every clip:\n");
+            else
+                printf("%s motion baked into every clip\n", n ? what : "chain");
+        }
+    }
     if (run->baked && run->bakes) {
         bake_cli_print(run->model, run->bakes);
         bake_cli_print_colliders(run->model, run->bakes);
