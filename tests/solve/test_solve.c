@@ -663,9 +663,96 @@ static void test_max_vertices(void **state)
     sinew_model_free(coarse);
 }
 
-/* The per-frame moments against their definition summed vertex by vertex: a shuffled mesh
- * of several constraint blocks (its joints' entries scattered over all of them), one vertex
- * naming a joint in two slots, targets far from the origin. */
+/* The rig moments uuT and the per-frame moments vuT of one solver against their definitions
+ * summed over its constraint vertices one by one; with AVX, the AVX and portable kernels give
+ * the same bits. */
+static void check_moments(const sinew_model *m, sinew_solver *s, const sinew_vec3 *y)
+{
+    const sinew_mesh *mesh = &m->mesh;
+    const uint32_t J = m->skin.joint_count, C = s->constraint_count;
+    assert_true(solve_frame_moments(s, y));
+    double d[3] = {0, 0, 0}, yy = 0, size = 0;
+    for (uint32_t c = 0; c < C; c++) {
+        const uint32_t i = s->constraints[c];
+        d[0] += y[i].x, d[1] += y[i].y, d[2] += y[i].z;
+        size = fmax(size, sinew_vec3_length(mesh->positions[i]));
+    }
+    for (int r = 0; r < 3; r++)
+        d[r] /= C;
+    double *vut = calloc((size_t)J * 12, sizeof *vut);
+    double *uut = calloc((size_t)J * J * 16, sizeof *uut);
+    for (uint32_t c = 0; c < C; c++) {
+        const uint32_t i = s->constraints[c];
+        const double q[3] = {y[i].x - d[0], y[i].y - d[1], y[i].z - d[2]};
+        const double u[4] = {mesh->positions[i].x, mesh->positions[i].y, mesh->positions[i].z, 1};
+        yy += q[0] * q[0] + q[1] * q[1] + q[2] * q[2];
+        for (int k = 0; k < SINEW_MAX_INFLUENCES; k++) {
+            const double w = mesh->influence_weights[(size_t)i * SINEW_MAX_INFLUENCES + k];
+            const uint16_t j = mesh->influence_joints[(size_t)i * SINEW_MAX_INFLUENCES + k];
+            if (!(w > 0)) continue;
+            for (int r = 0; r < 3; r++)
+                for (int col = 0; col < 4; col++)
+                    vut[(size_t)j * 12 + (size_t)(r * 4 + col)] += w * q[r] * u[col];
+            for (int l = 0; l < SINEW_MAX_INFLUENCES; l++) { /* both orders: (j, g) and (g, j) */
+                const double v = mesh->influence_weights[(size_t)i * SINEW_MAX_INFLUENCES + l];
+                const uint16_t g = mesh->influence_joints[(size_t)i * SINEW_MAX_INFLUENCES + l];
+                if (!(v > 0)) continue;
+                for (int e = 0; e < 16; e++)
+                    uut[((size_t)j * J + g) * 16 + (size_t)e] += w * v * u[e / 4] * u[e % 4];
+            }
+        }
+    }
+    for (int r = 0; r < 3; r++)
+        assert_true(fabs(s->centre[r] - d[r]) <= 1e-9 * fabs(d[r]) + 1e-12);
+    assert_true(fabs(s->yy - yy) <= 1e-9 * yy);
+    /* each entry sums C terms of at most |q| |u~| <= (2 size + 0.3) (size + 1): a bound of a
+     * thousand roundings per term (the direct sums themselves differ in order) */
+    const double tol = 1e-13 * C * (2 * size + 0.3) * (size + 1);
+    double worst = 0;
+    for (size_t i = 0; i < (size_t)J * 12; i++)
+        worst = fmax(worst, fabs(s->vut[i] - vut[i]));
+    double worst_uut = 0, tol_uut = 1e-13 * C * (size + 1) * (size + 1);
+    uint32_t nonzero = 0;
+    for (size_t jk = 0; jk < (size_t)J * J; jk++)
+        for (int e = 0; e < 16; e++)
+            nonzero += uut[jk * 16 + (size_t)e] != 0;
+    uint32_t stored = 0;
+    for (uint32_t p = 0; p < s->pair_count; p++) {
+        const solve_pair *pr = &s->pairs[p];
+        assert_true(pr->j <= pr->k);
+        for (int e = 0; e < 16; e++) {
+            worst_uut = fmax(worst_uut,
+                             fabs(pr->uut[e] - uut[((size_t)pr->j * J + pr->k) * 16 + (size_t)e]));
+            stored += (pr->j == pr->k ? 1u : 2u) *
+                      (uut[((size_t)pr->j * J + pr->k) * 16 + (size_t)e] != 0);
+        }
+    }
+    print_message("moments: %u constraints, worst |vuT - direct| %.2e (bound %.2e), |uuT - "
+                  "direct| %.2e (bound %.2e)\n",
+                  C, worst, tol, worst_uut, tol_uut);
+    assert_true(worst <= tol);
+    assert_true(worst_uut <= tol_uut);
+    assert_int_equal(stored, nonzero); /* every pair that shares a vertex is there */
+    if (s->simd) {                     /* set where moments_avx.c is built and the CPU has AVX */
+        double *fast = malloc((size_t)J * 12 * sizeof *fast), centre[3], fast_yy = s->yy;
+        memcpy(fast, s->vut, (size_t)J * 12 * sizeof *fast);
+        memcpy(centre, s->centre, sizeof centre);
+        s->simd = 0;
+        assert_true(solve_frame_moments(s, y));
+        s->simd = 1;
+        assert_memory_equal(fast, s->vut, (size_t)J * 12 * sizeof *fast);
+        assert_memory_equal(centre, s->centre, sizeof centre);
+        assert_memory_equal(&fast_yy, &s->yy, sizeof fast_yy);
+        free(fast);
+        print_message("moments: the AVX and portable kernels agree to the bit\n");
+    }
+    free(vut);
+    free(uut);
+}
+
+/* The moments on a shuffled mesh of several constraint blocks (its joints' groups scattered
+ * over all of them), one vertex naming a joint in two slots, one with six influences (two
+ * items), targets far from the origin; with every vertex a constraint and with a subsample. */
 static void test_moments_direct(void **state)
 {
     (void)state;
@@ -682,6 +769,15 @@ static void test_moments_direct(void **state)
     w5[SINEW_MAX_INFLUENCES - 1] = 0.5f * w5[0];
     j5[SINEW_MAX_INFLUENCES - 1] = j5[0];
     w5[0] *= 0.5f;
+    /* vertices 9 and 4,000: six joints each, in decreasing joint order */
+    const uint32_t six[2] = {9, 4000};
+    for (int v = 0; v < 2; v++)
+        for (int k = 0; k < SINEW_MAX_INFLUENCES; k++) {
+            mesh->influence_weights[six[v] * SINEW_MAX_INFLUENCES + k] =
+                k < 6 ? (float)(k + 1) / 21.0f : 0;
+            mesh->influence_joints[six[v] * SINEW_MAX_INFLUENCES + k] =
+                (uint16_t)(k < 6 ? 20 - 3 * k : 0);
+        }
     sinew_vec3 *y = malloc(V * sizeof *y);
     uint32_t seed = 3;
     for (uint32_t i = 0; i < V; i++)
@@ -690,41 +786,15 @@ static void test_moments_direct(void **state)
                             mesh->positions[i].z + 0.1f * fixture_rand(&seed)};
     sinew_solver *s = NULL;
     assert_int_equal(sinew_solver_create(m, NULL, NULL, &s, NULL), SINEW_OK);
-    assert_true(solve_frame_moments(s, y));
-    const uint32_t J = m->skin.joint_count;
-    double d[3] = {0, 0, 0}, yy = 0, size = 0;
-    for (uint32_t i = 0; i < V; i++) {
-        d[0] += y[i].x, d[1] += y[i].y, d[2] += y[i].z;
-        size = fmax(size, sinew_vec3_length(mesh->positions[i]));
-    }
-    for (int r = 0; r < 3; r++)
-        d[r] /= V;
-    double *vut = calloc((size_t)J * 12, sizeof *vut);
-    for (uint32_t i = 0; i < V; i++) {
-        const double q[3] = {y[i].x - d[0], y[i].y - d[1], y[i].z - d[2]};
-        const double u[4] = {mesh->positions[i].x, mesh->positions[i].y, mesh->positions[i].z, 1};
-        yy += q[0] * q[0] + q[1] * q[1] + q[2] * q[2];
-        for (int k = 0; k < SINEW_MAX_INFLUENCES; k++) {
-            const double w = mesh->influence_weights[(size_t)i * SINEW_MAX_INFLUENCES + k];
-            const uint16_t j = mesh->influence_joints[(size_t)i * SINEW_MAX_INFLUENCES + k];
-            if (!(w > 0)) continue;
-            for (int r = 0; r < 3; r++)
-                for (int c = 0; c < 4; c++)
-                    vut[(size_t)j * 12 + (size_t)(r * 4 + c)] += w * q[r] * u[c];
-        }
-    }
-    for (int r = 0; r < 3; r++)
-        assert_true(fabs(s->centre[r] - d[r]) <= 1e-9 * fabs(d[r]) + 1e-12);
-    assert_true(fabs(s->yy - yy) <= 1e-9 * yy);
-    /* each entry sums V terms of at most |q| |u~| <= (2 size + 0.3) (size + 1): a bound of a
-     * thousand roundings per term (the direct sums themselves differ in order) */
-    const double tol = 1e-13 * V * (2 * size + 0.3) * (size + 1);
-    double worst = 0;
-    for (size_t i = 0; i < (size_t)J * 12; i++)
-        worst = fmax(worst, fabs(s->vut[i] - vut[i]));
-    print_message("moments: %u vertices, worst |vuT - direct| %.2e (bound %.2e)\n", V, worst, tol);
-    assert_true(worst <= tol);
-    free(vut);
+    assert_int_equal(s->constraint_count, V);
+    assert_true(s->block_count > 1);
+    check_moments(m, s, y);
+    sinew_solver_free(s);
+    sinew_solve_options opt = {0};
+    opt.max_vertices = V / 3; /* every third vertex: no block of consecutive vertices */
+    assert_int_equal(sinew_solver_create(m, &opt, NULL, &s, NULL), SINEW_OK);
+    assert_int_equal(s->constraint_count, V / 3);
+    check_moments(m, s, y);
     free(y);
     sinew_solver_free(s);
     sinew_model_free(m);
