@@ -26,14 +26,6 @@ _Static_assert(SOLVE_BLOCK <= 65536u, "item_slot is 16 bits");
  * can have (two items per vertex), a power of two. */
 #define GROUP_HASH (4u * SOLVE_BLOCK)
 
-static float vertex_weight_sum(const sinew_mesh *mesh, uint32_t v)
-{
-    float s = 0;
-    for (int k = 0; k < SINEW_MAX_INFLUENCES; k++)
-        s += mesh->influence_weights[(size_t)v * SINEW_MAX_INFLUENCES + k];
-    return s;
-}
-
 /* Vertex v's influences as the solve counts them: the slots with a positive weight on a joint
  * of the skin, two slots naming one joint merged (w_ij is their sum, exact in double), in
  * increasing joint order. Returns their number. The one definition every sum here uses. */
@@ -330,38 +322,49 @@ sinew_result solve_build_moments(sinew_solver *s, double *influence, sinew_error
 
     /* Constraint vertices: all weighted vertices, or an even subsample of them (the k-th
      * pick is weighted vertex floor(k * weighted / C): deterministic and even), kept in
-     * place in the list of the weighted ones. */
+     * place in the list of the weighted ones, with their weighted slots (which bound the
+     * groups' items and weights: a joint named in two slots of a vertex makes one weight). */
     s->constraints = sinew_alloc(a, V, sizeof(uint32_t));
-    if (!s->constraints)
+    uint8_t *slots = sinew_alloc(a, V, 1);
+    if (!s->constraints || !slots) {
+        sinew_free(a, slots);
         return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "solve: out of memory");
+    }
     uint32_t weighted = 0;
-    for (uint32_t v = 0; v < V; v++)
-        if (vertex_weight_sum(mesh, v) > 0) s->constraints[weighted++] = v;
-    if (weighted == 0)
+    for (uint32_t v = 0; v < V; v++) {
+        const size_t o = (size_t)v * SINEW_MAX_INFLUENCES;
+        const float *wt = &mesh->influence_weights[o];
+        const uint16_t *jt = &mesh->influence_joints[o];
+        float sum = 0;
+        uint8_t n = 0;
+        for (int p = 0; p < SINEW_MAX_INFLUENCES; p++) {
+            sum += wt[p];
+            n = (uint8_t)(n + (wt[p] > 0 && jt[p] < J));
+        }
+        if (!(sum > 0)) continue;
+        slots[weighted] = n;
+        s->constraints[weighted++] = v;
+    }
+    if (weighted == 0) {
+        sinew_free(a, slots);
         return sinew_error_set(err, SINEW_ERR_UNSUPPORTED,
                                "solve: the rig's mesh has no weighted vertex");
+    }
     uint32_t C = weighted;
     if (s->opt.max_vertices > 0 && s->opt.max_vertices < C) C = s->opt.max_vertices;
+    uint32_t items = 0, weights = 0;
     {
         uint32_t n = 0;
         for (uint32_t w = 0; w < weighted && n < C; w++)
-            if ((uint64_t)w * C >= (uint64_t)n * weighted) s->constraints[n++] = s->constraints[w];
+            if ((uint64_t)w * C >= (uint64_t)n * weighted) {
+                s->constraints[n++] = s->constraints[w];
+                items += (slots[w] + SOLVE_GROUP_JOINTS - 1) / SOLVE_GROUP_JOINTS;
+                weights += slots[w];
+            }
         C = n;
     }
+    sinew_free(a, slots);
     s->constraint_count = C;
-
-    /* The groups' items and weights, bounded by the constraints' weighted slots (a joint
-     * named in two slots of a vertex makes one weight of the two). */
-    uint32_t items = 0, weights = 0;
-    for (uint32_t c = 0; c < C; c++) {
-        const size_t o = (size_t)s->constraints[c] * SINEW_MAX_INFLUENCES;
-        uint32_t n = 0;
-        for (int p = 0; p < SINEW_MAX_INFLUENCES; p++)
-            n += mesh->influence_weights[o + (size_t)p] > 0 &&
-                 mesh->influence_joints[o + (size_t)p] < J;
-        items += (n + SOLVE_GROUP_JOINTS - 1) / SOLVE_GROUP_JOINTS;
-        weights += n;
-    }
     if (build_groups(s, items, weights) != SINEW_OK)
         return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "solve: out of memory");
     const uint32_t pairs = s->pair_count;

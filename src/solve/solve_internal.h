@@ -29,6 +29,12 @@ void solve_affine_from_transform(sinew_transform t, solve_affine *out);
  * Writes a unit quaternion (x, y, z, w) with the sign nearest `prev`; the rotation matrix
  * (row-major 3x3) to `rot` when not NULL. */
 void solve_horn(const double S[9], const double prev_rot[9], double quat[4], double rot[9]);
+/* The same fit started from the rotation `start` (row-major 3x3): near the answer (the
+ * previous sweep's or frame's) a few Newton steps replace the Jacobi sweeps, which remain the
+ * answer whenever the start does not prove it is the top eigenvector (horn.c says how).
+ * Returns 1 when the start carried it, 0 when Jacobi did. */
+int solve_horn_from(const double S[9], const double prev_rot[9], const double start[9],
+                    double quat[4], double rot[9]);
 
 /* Quaternion (x, y, z, w) to a row-major 3x3 rotation. */
 void solve_quat_to_rot(const double q[4], double rot[9]);

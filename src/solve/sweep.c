@@ -44,8 +44,11 @@ void solve_fit_free(const double A[12], const double U[16], double sigma, const 
     const double prev_rot[9] = {tie->m[0] * is, tie->m[1] * is, tie->m[2] * is,
                                 tie->m[4] * is, tie->m[5] * is, tie->m[6] * is,
                                 tie->m[8] * is, tie->m[9] * is, tie->m[10] * is};
+    const double start[9] = {prev->m[0] * is, prev->m[1] * is, prev->m[2] * is,
+                             prev->m[4] * is, prev->m[5] * is, prev->m[6] * is,
+                             prev->m[8] * is, prev->m[9] * is, prev->m[10] * is};
     double q[4], R[9];
-    solve_horn(S, prev_rot, q, R);
+    (void)solve_horn_from(S, prev_rot, start, q, R);
     for (int r = 0; r < 3; r++) {
         double t = sq[r] / s;
         for (int c = 0; c < 3; c++) {
@@ -314,12 +317,14 @@ static void warm_start(sinew_solver *s)
         solve_affine_mul(&step, &s->hist[j], &s->cur[j]);
         /* keep it a scaled rotation: re-orthonormalise by the polar-free shortcut of Horn on
          * the predicted frame itself (its columns as points) */
-        double S[9], q[4], R[9];
+        double S[9], start[9], q[4], R[9];
         const double is = 1.0 / s->scale[j];
         for (int x = 0; x < 3; x++)
-            for (int y = 0; y < 3; y++)
+            for (int y = 0; y < 3; y++) {
                 S[x * 3 + y] = s->cur[j].m[y * 4 + x] * is;
-        solve_horn(S, NULL, q, R);
+                start[y * 3 + x] = S[x * 3 + y]; /* the nearly rotation itself */
+            }
+        (void)solve_horn_from(S, NULL, start, q, R);
         for (int r = 0; r < 3; r++) {
             for (int c = 0; c < 3; c++)
                 s->cur[j].m[r * 4 + c] = s->scale[j] * R[r * 3 + c];

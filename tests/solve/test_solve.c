@@ -64,6 +64,78 @@ static void test_horn(void **state)
         assert_true(fabs(Rg[i] - prev[i]) < 1e-5);
 }
 
+/* Horn from a start rotation: the same rotation as Jacobi's, from any start, on noisy fits,
+ * exact ones and the free spin of collinear points; near the answer the start carries it. */
+static void test_horn_from(void **state)
+{
+    (void)state;
+    uint32_t seed = 11;
+    int near = 0, near_used = 0, far = 0;
+    double worst = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        double R[9], q[4];
+        random_rotation(&seed, R, q);
+        const double noise = trial % 4 == 0 ? 0.0 : 0.05 * (trial % 4);
+        double S[9] = {0};
+        for (int i = 0; i < 6; i++) {
+            double a[3], b[3], w = 0.1 + fixture_rand(&seed);
+            for (int c = 0; c < 3; c++)
+                a[c] = fixture_rand(&seed) - 0.5;
+            for (int r = 0; r < 3; r++)
+                b[r] = R[r * 3] * a[0] + R[r * 3 + 1] * a[1] + R[r * 3 + 2] * a[2] +
+                       noise * (fixture_rand(&seed) - 0.5);
+            for (int x = 0; x < 3; x++)
+                for (int y = 0; y < 3; y++)
+                    S[x * 3 + y] += w * a[x] * b[y];
+        }
+        double tie[9], qt[4], ref[9], qr[4], got[9], qg[4];
+        random_rotation(&seed, tie, qt);
+        const double *prev = trial % 2 ? tie : NULL;
+        solve_horn(S, prev, qr, ref);
+        /* start: the answer turned about a random axis by up to 180 degrees */
+        double axis[4] = {fixture_rand(&seed) - 0.5, fixture_rand(&seed) - 0.5,
+                          fixture_rand(&seed) - 0.5, 0};
+        const double len = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+        const double angle = 3.14159265358979 * (trial % 8) / 8.0 + 0.01 * fixture_rand(&seed);
+        const double turn[4] = {axis[0] / len * sin(angle / 2), axis[1] / len * sin(angle / 2),
+                                axis[2] / len * sin(angle / 2), cos(angle / 2)};
+        double T[9], start[9];
+        solve_quat_to_rot(turn, T);
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                start[r * 3 + c] = T[r * 3 + 0] * ref[0 * 3 + c] + T[r * 3 + 1] * ref[1 * 3 + c] +
+                                   T[r * 3 + 2] * ref[2 * 3 + c];
+        const int used = solve_horn_from(S, prev, start, qg, got);
+        for (int i = 0; i < 9; i++)
+            worst = fmax(worst, fabs(got[i] - ref[i]));
+        if (angle < 0.5) {
+            near++;
+            near_used += used;
+        } else {
+            far += !used;
+        }
+    }
+    print_message("horn from a start: worst |R - Jacobi's| %.1e; started within 30 degrees: %d "
+                  "of %d by Newton; Jacobi took %d of the others\n",
+                  worst, near_used, near, far);
+    assert_true(worst < 1e-9);
+    assert_int_equal(near_used, near);
+    /* collinear points along x: the spin is free; from the previous rotation it stays */
+    double prev[9], qp[4];
+    random_rotation(&seed, prev, qp);
+    double S[9] = {0};
+    for (int i = -2; i <= 2; i++) {
+        double a[3] = {i, 0, 0}, b[3] = {prev[0] * i, prev[3] * i, prev[6] * i};
+        for (int x = 0; x < 3; x++)
+            for (int y = 0; y < 3; y++)
+                S[x * 3 + y] += a[x] * b[y];
+    }
+    double got[4], Rg[9];
+    assert_int_equal(solve_horn_from(S, prev, prev, got, Rg), 1);
+    for (int i = 0; i < 9; i++)
+        assert_true(fabs(Rg[i] - prev[i]) < 1e-5);
+}
+
 static void solve_or_fail(const sinew_model *src, const sinew_model *rig, const uint32_t *nearest,
                           const sinew_solve_options *opt, sinew_solve_clip_result *res)
 {
@@ -1365,6 +1437,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_horn),
+        cmocka_unit_test(test_horn_from),
         cmocka_unit_test(test_control),
         cmocka_unit_test(test_played_between_frames),
         cmocka_unit_test(test_reduced_keys),
