@@ -47,16 +47,23 @@ void solve_block_targets_avx(const uint32_t *constraints, uint32_t count, const 
     }
 }
 
-/* One group with n joints (a constant once inlined): rows x, y, z of the sums of joint k in
- * acc[k][0..2], each row the four columns of u~. */
-static inline __attribute__((always_inline)) void
-group_moments(const solve_group *g, const uint16_t *item_slot, const float *item_bind,
-              const double *item_weight, const double *block_target, double *vut, const uint32_t n)
+static inline void add_rows(double *o, __m256d x, __m256d y, __m256d z)
 {
-    __m256d acc[SOLVE_GROUP_JOINTS][3];
-    for (uint32_t k = 0; k < n; k++)
-        acc[k][0] = acc[k][1] = acc[k][2] = _mm256_setzero_pd();
-    const double *w = &item_weight[g->weights];
+    _mm256_storeu_pd(&o[0], _mm256_add_pd(_mm256_loadu_pd(&o[0]), x));
+    _mm256_storeu_pd(&o[4], _mm256_add_pd(_mm256_loadu_pd(&o[4]), y));
+    _mm256_storeu_pd(&o[8], _mm256_add_pd(_mm256_loadu_pd(&o[8]), z));
+}
+
+/* Joints k and k + 1 of a group of n (two = 1: joint k alone): rows x, y, z of each joint's
+ * sums in named registers (an array of them went to the stack, and every item then waited on
+ * a store), the four columns of u~ in each. */
+static void joint_pair(const solve_group *g, const uint16_t *item_slot, const float *item_bind,
+                       const double *item_weight, const double *block_target, double *vut,
+                       uint32_t k, int two)
+{
+    const uint32_t n = g->joints;
+    __m256d ax = _mm256_setzero_pd(), ay = ax, az = ax, bx = ax, by = ax, bz = ax;
+    const double *w = &item_weight[g->weights + k];
     for (uint32_t i = g->begin; i < g->end; i++, w += n) {
         if (i + SOLVE_PREFETCH_ITEMS < g->end) {
             _mm_prefetch((const char *)&item_bind[(size_t)(i + SOLVE_PREFETCH_ITEMS) * 4],
@@ -67,37 +74,31 @@ group_moments(const solve_group *g, const uint16_t *item_slot, const float *item
         const double *y = &block_target[3 * (size_t)item_slot[i]];
         const __m256d yx = _mm256_broadcast_sd(&y[0]), yy = _mm256_broadcast_sd(&y[1]),
                       yz = _mm256_broadcast_sd(&y[2]);
-        for (uint32_t k = 0; k < n; k++) {
-            const __m256d wu = _mm256_mul_pd(_mm256_broadcast_sd(&w[k]), u);
-            acc[k][0] = _mm256_add_pd(acc[k][0], _mm256_mul_pd(yx, wu));
-            acc[k][1] = _mm256_add_pd(acc[k][1], _mm256_mul_pd(yy, wu));
-            acc[k][2] = _mm256_add_pd(acc[k][2], _mm256_mul_pd(yz, wu));
+        const __m256d wa = _mm256_mul_pd(_mm256_broadcast_sd(&w[0]), u);
+        ax = _mm256_add_pd(ax, _mm256_mul_pd(yx, wa));
+        ay = _mm256_add_pd(ay, _mm256_mul_pd(yy, wa));
+        az = _mm256_add_pd(az, _mm256_mul_pd(yz, wa));
+        if (two) {
+            const __m256d wb = _mm256_mul_pd(_mm256_broadcast_sd(&w[1]), u);
+            bx = _mm256_add_pd(bx, _mm256_mul_pd(yx, wb));
+            by = _mm256_add_pd(by, _mm256_mul_pd(yy, wb));
+            bz = _mm256_add_pd(bz, _mm256_mul_pd(yz, wb));
         }
     }
-    for (uint32_t k = 0; k < n; k++) {
-        double *o = &vut[(size_t)g->joint[k] * 12];
-        for (int row = 0; row < 3; row++)
-            _mm256_storeu_pd(&o[4 * row], _mm256_add_pd(_mm256_loadu_pd(&o[4 * row]), acc[k][row]));
-    }
+    add_rows(&vut[(size_t)g->joint[k] * 12], ax, ay, az);
+    if (two) add_rows(&vut[(size_t)g->joint[k + 1] * 12], bx, by, bz);
 }
 
 void solve_group_moments_avx(const solve_group *g, const uint16_t *item_slot,
                              const float *item_bind, const double *item_weight,
                              const double *block_target, double *vut)
 {
-    switch (g->joints) {
-    case 1:
-        group_moments(g, item_slot, item_bind, item_weight, block_target, vut, 1);
-        break;
-    case 2:
-        group_moments(g, item_slot, item_bind, item_weight, block_target, vut, 2);
-        break;
-    case 3:
-        group_moments(g, item_slot, item_bind, item_weight, block_target, vut, 3);
-        break;
-    default:
-        group_moments(g, item_slot, item_bind, item_weight, block_target, vut, 4);
-        break;
+    /* two joints a pass: their twelve sums, u~, the target and w u~ fill the 16 registers */
+    for (uint32_t k = 0; k < g->joints; k += 2) {
+        if (k + 1 < g->joints)
+            joint_pair(g, item_slot, item_bind, item_weight, block_target, vut, k, 1);
+        else
+            joint_pair(g, item_slot, item_bind, item_weight, block_target, vut, k, 0);
     }
 }
 #else
