@@ -18,6 +18,50 @@ void solve_block_targets_avx(const uint32_t *constraints, uint32_t count, const 
         sq[p] = _mm256_loadu_pd(&part[8 * p + 4]);
     }
     uint32_t k = 0;
+    if (count >= 4 && constraints[count - 1] - constraints[0] == count - 1) {
+        /* consecutive vertices (every weighted vertex a constraint, the usual case): four
+         * targets are twelve floats in a row, converted four at a time straight into out's
+         * layout, about (r0 r1 r2 r0), (r1 r2 r0 r1), (r2 r0 r1 r2). Float e = 3 k + a of a
+         * quad lands in lane e mod 4 of vector e / 4: the same partial sum (k mod 4, axis a)
+         * as one constraint at a time, in the same order, so the same bits. */
+        const float *f = &y[constraints[0]].x;
+        const __m256d r0 = _mm256_setr_pd(r[0], r[1], r[2], r[0]),
+                      r1 = _mm256_setr_pd(r[1], r[2], r[0], r[1]),
+                      r2 = _mm256_setr_pd(r[2], r[0], r[1], r[2]);
+        double lane[2][12];
+        for (int e = 0; e < 12; e++) { /* float e of a quad: constraint e / 3, axis e % 3 */
+            lane[0][e] = part[8 * (e / 3) + e % 3];
+            lane[1][e] = part[8 * (e / 3) + 4 + e % 3];
+        }
+        __m256d s0 = _mm256_loadu_pd(&lane[0][0]), s1 = _mm256_loadu_pd(&lane[0][4]),
+                s2 = _mm256_loadu_pd(&lane[0][8]), q0 = _mm256_loadu_pd(&lane[1][0]),
+                q1 = _mm256_loadu_pd(&lane[1][4]), q2 = _mm256_loadu_pd(&lane[1][8]);
+        for (; k + 4 <= count; k += 4) {
+            if (k + SOLVE_PREFETCH_TARGETS < count)
+                _mm_prefetch((const char *)&f[3 * (k + SOLVE_PREFETCH_TARGETS)], _MM_HINT_T0);
+            const __m256d d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(&f[3 * k])), r0);
+            const __m256d d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(&f[3 * k + 4])), r1);
+            const __m256d d2 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(&f[3 * k + 8])), r2);
+            _mm256_storeu_pd(&out[3 * k], d0);
+            _mm256_storeu_pd(&out[3 * k + 4], d1);
+            _mm256_storeu_pd(&out[3 * k + 8], d2);
+            s0 = _mm256_add_pd(s0, d0), s1 = _mm256_add_pd(s1, d1), s2 = _mm256_add_pd(s2, d2);
+            q0 = _mm256_add_pd(q0, _mm256_mul_pd(d0, d0));
+            q1 = _mm256_add_pd(q1, _mm256_mul_pd(d1, d1));
+            q2 = _mm256_add_pd(q2, _mm256_mul_pd(d2, d2));
+        }
+        _mm256_storeu_pd(&lane[0][0], s0), _mm256_storeu_pd(&lane[0][4], s1);
+        _mm256_storeu_pd(&lane[0][8], s2), _mm256_storeu_pd(&lane[1][0], q0);
+        _mm256_storeu_pd(&lane[1][4], q1), _mm256_storeu_pd(&lane[1][8], q2);
+        for (int e = 0; e < 12; e++) {
+            part[8 * (e / 3) + e % 3] = lane[0][e];
+            part[8 * (e / 3) + 4 + e % 3] = lane[1][e];
+        }
+        for (int p = 0; p < 4; p++) {
+            sum[p] = _mm256_loadu_pd(&part[8 * p]);
+            sq[p] = _mm256_loadu_pd(&part[8 * p + 4]);
+        }
+    }
     for (; k + 4 <= count; k += 4) {
         if (k + SOLVE_PREFETCH_TARGETS < count)
             _mm_prefetch((const char *)&y[constraints[k + SOLVE_PREFETCH_TARGETS]], _MM_HINT_T0);

@@ -172,6 +172,9 @@ void solve_alignment_affine(const sinew_solve_alignment *a, solve_affine *fwd, s
  *
  * solve_group_moments: the group's items added to vuT of its joints, vut[12 j + 4 r + c] +=
  * sum_i w_ij target_i[r] u~_i[c], target_i = block_target[3 item_slot[i] + r]. */
+/* How far ahead the AVX kernels ask for targets (constraints) and items: the reads are
+ * sequential, yet without asking the moments of bench_solve (b) took 20% longer on the
+ * Xeon measured; 64 to 1,024 constraints ahead gave the same time within 3%. */
 #define SOLVE_PREFETCH_TARGETS 256u
 #define SOLVE_PREFETCH_ITEMS 64u
 void solve_block_targets(const uint32_t *constraints, uint32_t count, const sinew_vec3 *y,

@@ -823,8 +823,9 @@ static void check_moments(const sinew_model *m, sinew_solver *s, const sinew_vec
 }
 
 /* The moments on a shuffled mesh of several constraint blocks (its joints' groups scattered
- * over all of them), one vertex naming a joint in two slots, one with six influences (two
- * items), targets far from the origin; with every vertex a constraint and with a subsample. */
+ * over all of them), one vertex naming a joint in two slots, two with more influences than an
+ * item holds, targets far from the origin; with every vertex a constraint and with a
+ * subsample. */
 static void test_moments_direct(void **state)
 {
     (void)state;
@@ -841,14 +842,15 @@ static void test_moments_direct(void **state)
     w5[SINEW_MAX_INFLUENCES - 1] = 0.5f * w5[0];
     j5[SINEW_MAX_INFLUENCES - 1] = j5[0];
     w5[0] *= 0.5f;
-    /* vertices 9 and 4,000: six joints each, in decreasing joint order */
-    const uint32_t six[2] = {9, 4000};
+    /* vertices 9 and 4,000: six and seven joints, in decreasing joint order (items of four
+     * and two, four and three joints) */
+    const uint32_t many[2] = {9, 4000}, joints[2] = {6, 7};
     for (int v = 0; v < 2; v++)
-        for (int k = 0; k < SINEW_MAX_INFLUENCES; k++) {
-            mesh->influence_weights[six[v] * SINEW_MAX_INFLUENCES + k] =
-                k < 6 ? (float)(k + 1) / 21.0f : 0;
-            mesh->influence_joints[six[v] * SINEW_MAX_INFLUENCES + k] =
-                (uint16_t)(k < 6 ? 20 - 3 * k : 0);
+        for (uint32_t k = 0; k < SINEW_MAX_INFLUENCES; k++) {
+            mesh->influence_weights[many[v] * SINEW_MAX_INFLUENCES + k] =
+                k < joints[v] ? (float)(k + 1) / 28.0f : 0;
+            mesh->influence_joints[many[v] * SINEW_MAX_INFLUENCES + k] =
+                (uint16_t)(k < joints[v] ? 20 - 3 * k : 0);
         }
     sinew_vec3 *y = malloc(V * sizeof *y);
     uint32_t seed = 3;
