@@ -104,15 +104,6 @@ static uint64_t item_key(const block_item *it)
     return key;
 }
 
-/* uu~^T's upper triangle (10 of 16, row by row) */
-static void upper_uut(const float *b, double uu[10])
-{
-    const double u[4] = {b[0], b[1], b[2], b[3]};
-    for (int r = 0, i = 0; r < 4; r++)
-        for (int c = r; c < 4; c++)
-            uu[i++] = u[r] * u[c];
-}
-
 static void add_upper(double *uut, double f, const double uu[10])
 {
     for (int r = 0, i = 0; r < 4; r++)
@@ -120,21 +111,17 @@ static void add_upper(double *uut, double f, const double uu[10])
             uut[r * 4 + c] += f * uu[i++];
 }
 
-/* A finished group's share of the rig moments: uuT of every pair of its joints and sum w u~
- * of each, summed over the group first (so that the sums wait on nothing but registers). */
-static void group_rig_moments(sinew_solver *s, const solve_group *g, const int32_t *pair_of)
+void solve_group_rig_sums(const solve_group *g, const float *item_bind, const double *item_weight,
+                          double uut[SOLVE_GROUP_PAIRS][12], double sum[SOLVE_GROUP_JOINTS][4])
 {
-    const uint32_t n = g->joints, J = s->joint_count;
-    /* rows padded to 12 so that the compiler can take them two or four at a time */
-    double uut[SOLVE_GROUP_JOINTS * (SOLVE_GROUP_JOINTS + 1) / 2][12];
-    double sum[SOLVE_GROUP_JOINTS][4];
-    memset(uut, 0, sizeof uut);
-    memset(sum, 0, sizeof sum);
-    const double *w = &s->item_weight[g->weights];
+    const uint32_t n = g->joints;
+    memset(uut, 0, SOLVE_GROUP_PAIRS * sizeof *uut);
+    memset(sum, 0, SOLVE_GROUP_JOINTS * sizeof *sum);
+    const double *w = &item_weight[g->weights];
     for (uint32_t i = g->begin; i < g->end; i++, w += n) {
-        const float *b = &s->item_bind[(size_t)i * 4];
-        double uu[12] = {0};
-        upper_uut(b, uu);
+        const float *b = &item_bind[(size_t)i * 4];
+        double uu[12];
+        solve_upper_uut(b, uu);
         for (uint32_t p = 0, pq = 0; p < n; p++) {
             for (int c = 0; c < 4; c++)
                 sum[p][c] += w[p] * b[c];
@@ -145,6 +132,28 @@ static void group_rig_moments(sinew_solver *s, const solve_group *g, const int32
             }
         }
     }
+}
+
+void solve_group_rig_moments(const sinew_solver *s, int simd, const solve_group *g,
+                             double uut[SOLVE_GROUP_PAIRS][12], double sum[SOLVE_GROUP_JOINTS][4])
+{
+#if defined(SOLVE_AVX)
+    if (simd) {
+        solve_group_rig_sums_avx(g, s->item_bind, s->item_weight, uut, sum);
+        return;
+    }
+#endif
+    (void)simd;
+    solve_group_rig_sums(g, s->item_bind, s->item_weight, uut, sum);
+}
+
+/* A finished group's share of the rig moments: uuT of every pair of its joints and sum w u~
+ * of each, summed over the group first (so that the sums wait on nothing but registers). */
+static void add_group_rig_moments(sinew_solver *s, const solve_group *g, const int32_t *pair_of)
+{
+    const uint32_t n = g->joints, J = s->joint_count;
+    double uut[SOLVE_GROUP_PAIRS][12], sum[SOLVE_GROUP_JOINTS][4];
+    solve_group_rig_moments(s, s->simd, g, uut, sum);
     for (uint32_t p = 0, pq = 0; p < n; p++) {
         for (int c = 0; c < 4; c++)
             s->entry_sum[(size_t)g->joint[p] * 4 + (size_t)c] += sum[p][c];
@@ -161,7 +170,7 @@ static void group_rig_moments(sinew_solver *s, const solve_group *g, const int32
  * their first item comes, items in constraint order within a group, appended to the solver's
  * groups and items from *items and *weights on (both advanced). The uuT of pairs of joints
  * that fall in two items of one vertex (more than SOLVE_GROUP_JOINTS influences) are summed
- * here; every other pair's and entry_sum by group_rig_moments. */
+ * here; every other pair's and entry_sum by add_group_rig_moments. */
 static sinew_result build_block(sinew_solver *s, block_scratch *t, uint32_t c0, uint32_t c1,
                                 uint32_t *items, uint32_t *weights)
 {
@@ -186,10 +195,10 @@ static sinew_result build_block(sinew_solver *s, block_scratch *t, uint32_t c0, 
             }
             /* pairs across this item and the vertex's later ones */
             if (n > SOLVE_GROUP_JOINTS) {
-                double uu[10];
+                double uu[12];
                 const sinew_vec3 u = mesh->positions[v];
                 const float b[4] = {u.x, u.y, u.z, 1.0f};
-                upper_uut(b, uu);
+                solve_upper_uut(b, uu);
                 for (uint32_t p = k0; p < k0 + it->joints; p++)
                     for (uint32_t q = k0 + it->joints; q < n; q++) {
                         const int32_t pair = pair_index(s, t, jt[p], jt[q]);
@@ -255,7 +264,7 @@ static sinew_result build_block(sinew_solver *s, block_scratch *t, uint32_t c0, 
             (*items)++;
         }
         out[g].end = *items;
-        group_rig_moments(s, &out[g], t->pair_of);
+        add_group_rig_moments(s, &out[g], t->pair_of);
     }
     memset(t->hash, 0, GROUP_HASH * sizeof *t->hash); /* for the next block */
     s->block_group[s->block_count + 1] = s->block_group[s->block_count] + groups;
@@ -365,6 +374,9 @@ sinew_result solve_build_moments(sinew_solver *s, double *influence, sinew_error
     }
     sinew_free(a, slots);
     s->constraint_count = C;
+#if defined(SOLVE_AVX)
+    s->simd = __builtin_cpu_supports("avx");
+#endif
     if (build_groups(s, items, weights) != SINEW_OK)
         return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "solve: out of memory");
     const uint32_t pairs = s->pair_count;
@@ -373,10 +385,6 @@ sinew_result solve_build_moments(sinew_solver *s, double *influence, sinew_error
         for (int r = 1; r < 4; r++)
             for (int col = 0; col < r; col++)
                 s->pairs[p].uut[r * 4 + col] = s->pairs[p].uut[col * 4 + r];
-#if defined(SOLVE_AVX)
-    s->simd = __builtin_cpu_supports("avx");
-#endif
-
     /* Influence: the constraints' weights were summed with their groups; the vertices left
      * out (unweighted, or not in the subsample) add theirs. */
     for (uint32_t j = 0; j < J; j++)

@@ -6,6 +6,7 @@
 #include "solve_internal.h"
 #if defined(SOLVE_AVX)
 #include <immintrin.h>
+#include <string.h>
 
 void solve_block_targets_avx(const uint32_t *constraints, uint32_t count, const sinew_vec3 *y,
                              const double r[3], double *out, double part[32])
@@ -144,6 +145,88 @@ void solve_group_moments_avx(const solve_group *g, const uint16_t *item_slot,
         else
             joint_pair(g, item_slot, item_bind, item_weight, block_target, vut, k, 0);
     }
+}
+/* Up to three pairs' and two joints' rig sums in one pass over the group's items (named
+ * registers: 9 sums of pairs, 2 of joints, u~'s products and the bind position fill 15). */
+static void rig_pass(const solve_group *g, const float *item_bind, const double *item_weight,
+                     const uint32_t pair[3][2], uint32_t pairs, const uint32_t joint[2],
+                     uint32_t joints, double uut[SOLVE_GROUP_PAIRS][12],
+                     double sum[SOLVE_GROUP_JOINTS][4], const uint32_t pq[3])
+{
+    const uint32_t n = g->joints;
+    const __m256d zero = _mm256_setzero_pd();
+    __m256d a0 = zero, a1 = zero, a2 = zero, b0 = zero, b1 = zero, b2 = zero, c0 = zero, c1 = zero,
+            c2 = zero, sa = zero, sb = zero;
+    const double *w = &item_weight[g->weights];
+    for (uint32_t i = g->begin; i < g->end; i++, w += n) {
+        const float *b = &item_bind[(size_t)i * 4];
+        /* solve_upper_uut's products in registers (through memory, each item waited for its
+         * stores): u0 (u0 u1 u2 u3), (u1 u1 u1 u2) (u1 u2 u3 u2), (u2 u3 0 0) (u3 u3 0 0) */
+        const __m256d u = _mm256_cvtps_pd(_mm_loadu_ps(b));
+        const __m256d lo = _mm256_permute2f128_pd(u, u, 0x00),
+                      hi = _mm256_permute2f128_pd(u, u, 0x11);
+        const __m256d s0 = _mm256_permute_pd(lo, 0x0), s1 = _mm256_permute_pd(lo, 0xF),
+                      s2 = _mm256_permute_pd(hi, 0x0);
+        const __m256d t23 = _mm256_permute2f128_pd(u, u, 0x81);
+        const __m256d u0 = _mm256_mul_pd(s0, u);
+        const __m256d u1 =
+            _mm256_mul_pd(_mm256_blend_pd(s1, s2, 0x8), _mm256_shuffle_pd(u, s2, 0x5));
+        const __m256d u2 = _mm256_mul_pd(t23, _mm256_permute_pd(t23, 0xF));
+        if (pairs > 0) {
+            const __m256d e = _mm256_set1_pd(w[pair[0][0]] * w[pair[0][1]]);
+            a0 = _mm256_add_pd(a0, _mm256_mul_pd(e, u0));
+            a1 = _mm256_add_pd(a1, _mm256_mul_pd(e, u1));
+            a2 = _mm256_add_pd(a2, _mm256_mul_pd(e, u2));
+        }
+        if (pairs > 1) {
+            const __m256d e = _mm256_set1_pd(w[pair[1][0]] * w[pair[1][1]]);
+            b0 = _mm256_add_pd(b0, _mm256_mul_pd(e, u0));
+            b1 = _mm256_add_pd(b1, _mm256_mul_pd(e, u1));
+            b2 = _mm256_add_pd(b2, _mm256_mul_pd(e, u2));
+        }
+        if (pairs > 2) {
+            const __m256d e = _mm256_set1_pd(w[pair[2][0]] * w[pair[2][1]]);
+            c0 = _mm256_add_pd(c0, _mm256_mul_pd(e, u0));
+            c1 = _mm256_add_pd(c1, _mm256_mul_pd(e, u1));
+            c2 = _mm256_add_pd(c2, _mm256_mul_pd(e, u2));
+        }
+        if (joints > 0) {
+            sa = _mm256_add_pd(sa, _mm256_mul_pd(_mm256_broadcast_sd(&w[joint[0]]), u));
+            if (joints > 1)
+                sb = _mm256_add_pd(sb, _mm256_mul_pd(_mm256_broadcast_sd(&w[joint[1]]), u));
+        }
+    }
+    const __m256d acc[3][3] = {{a0, a1, a2}, {b0, b1, b2}, {c0, c1, c2}};
+    for (uint32_t k = 0; k < pairs; k++)
+        for (int t = 0; t < 3; t++)
+            _mm256_storeu_pd(&uut[pq[k]][4 * t], acc[k][t]);
+    if (joints > 0) _mm256_storeu_pd(sum[joint[0]], sa);
+    if (joints > 1) _mm256_storeu_pd(sum[joint[1]], sb);
+}
+
+void solve_group_rig_sums_avx(const solve_group *g, const float *item_bind,
+                              const double *item_weight, double uut[SOLVE_GROUP_PAIRS][12],
+                              double sum[SOLVE_GROUP_JOINTS][4])
+{
+    /* the pairs in solve_group_rig_sums' order, three a pass; the joints' sums two a pass */
+    uint32_t all[SOLVE_GROUP_PAIRS][2], count = 0;
+    for (uint32_t p = 0; p < g->joints; p++)
+        for (uint32_t q = p; q < g->joints; q++, count++)
+            all[count][0] = p, all[count][1] = q;
+    for (uint32_t k = 0, j = 0; k < count || j < g->joints; k += 3, j += 2) {
+        const uint32_t pairs = k < count ? (count - k < 3 ? count - k : 3) : 0;
+        const uint32_t joints = j < g->joints ? (g->joints - j < 2 ? g->joints - j : 2) : 0;
+        const uint32_t pair[3][2] = {
+            {pairs > 0 ? all[k][0] : 0, pairs > 0 ? all[k][1] : 0},
+            {pairs > 1 ? all[k + 1][0] : 0, pairs > 1 ? all[k + 1][1] : 0},
+            {pairs > 2 ? all[k + 2][0] : 0, pairs > 2 ? all[k + 2][1] : 0}};
+        const uint32_t joint[2] = {j, j + 1}, pq[3] = {k, k + 1, k + 2};
+        rig_pass(g, item_bind, item_weight, pair, pairs, joint, joints, uut, sum, pq);
+    }
+    for (uint32_t k = count; k < SOLVE_GROUP_PAIRS; k++)
+        memset(uut[k], 0, sizeof uut[k]);
+    for (uint32_t j = g->joints; j < SOLVE_GROUP_JOINTS; j++)
+        memset(sum[j], 0, sizeof sum[j]);
 }
 #else
 typedef int solve_moments_avx_not_built; /* ISO C wants a declaration in every translation unit */

@@ -179,6 +179,21 @@ void solve_alignment_affine(const sinew_solve_alignment *a, solve_affine *fwd, s
 #define SOLVE_PREFETCH_ITEMS 64u
 void solve_block_targets(const uint32_t *constraints, uint32_t count, const sinew_vec3 *y,
                          const double r[3], double *out, double part[32]);
+/* The rig moments of one group, zeroed first: for its pairs of joints p <= q, numbered
+ * (0, 0), (0, 1) .. (0, n-1), (1, 1) .., uut[pq][t] = sum_i w_ip w_iq uu_i[t] with uu_i the
+ * upper triangle of u~ u~^T row by row (10 of 16; t = 10, 11 stay 0), and for each joint
+ * sum[p][c] = sum_i w_ip u~_i[c]. */
+#define SOLVE_GROUP_PAIRS (SOLVE_GROUP_JOINTS * (SOLVE_GROUP_JOINTS + 1) / 2)
+static inline void solve_upper_uut(const float b[4], double uu[12])
+{
+    const double u[4] = {b[0], b[1], b[2], b[3]};
+    for (int r = 0, i = 0; r < 4; r++)
+        for (int c = r; c < 4; c++)
+            uu[i++] = u[r] * u[c];
+    uu[10] = uu[11] = 0;
+}
+void solve_group_rig_sums(const solve_group *g, const float *item_bind, const double *item_weight,
+                          double uut[SOLVE_GROUP_PAIRS][12], double sum[SOLVE_GROUP_JOINTS][4]);
 void solve_group_moments(const solve_group *g, const uint16_t *item_slot, const float *item_bind,
                          const double *item_weight, const double *block_target, double *vut);
 #if defined(SINEW_SOLVE_AVX) && !defined(SINEW_SOLVE_PORTABLE) && defined(__has_builtin)
@@ -189,6 +204,9 @@ void solve_block_targets_avx(const uint32_t *constraints, uint32_t count, const 
 void solve_group_moments_avx(const solve_group *g, const uint16_t *item_slot,
                              const float *item_bind, const double *item_weight,
                              const double *block_target, double *vut);
+void solve_group_rig_sums_avx(const solve_group *g, const float *item_bind,
+                              const double *item_weight, double uut[SOLVE_GROUP_PAIRS][12],
+                              double sum[SOLVE_GROUP_JOINTS][4]);
 #endif
 #endif
 
@@ -199,6 +217,10 @@ void solve_group_moments_avx(const solve_group *g, const uint16_t *item_slot,
 sinew_result solve_build_moments(sinew_solver *s, double *influence, sinew_error *err);
 /* vuT, yy and the centre of one frame's targets. 0 when a target is not finite. */
 int solve_frame_moments(sinew_solver *s, const sinew_vec3 *targets);
+/* solve_group_rig_sums of group g with the AVX kernel when `simd` (and the build has it),
+ * else the portable one: the same bits either way. */
+void solve_group_rig_moments(const sinew_solver *s, int simd, const solve_group *g,
+                             double uut[SOLVE_GROUP_PAIRS][12], double sum[SOLVE_GROUP_JOINTS][4]);
 /* Squared error sum_i |sum_j w_ij M_j u~_i - (y_i - d)|^2 from the moments. */
 double solve_error_from_moments(const sinew_solver *s);
 /* A_j = vuT_j - sum_{k != j} M_k uuT_jk (3x4): what bone j alone must explain. */

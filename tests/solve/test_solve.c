@@ -816,6 +816,13 @@ static void check_moments(const sinew_model *m, sinew_solver *s, const sinew_vec
         assert_memory_equal(centre, s->centre, sizeof centre);
         assert_memory_equal(&fast_yy, &s->yy, sizeof fast_yy);
         free(fast);
+        for (uint32_t g = 0; g < s->block_group[s->block_count]; g++) {
+            double rig[2][SOLVE_GROUP_PAIRS][12], sum[2][SOLVE_GROUP_JOINTS][4];
+            solve_group_rig_moments(s, 1, &s->group[g], rig[0], sum[0]);
+            solve_group_rig_moments(s, 0, &s->group[g], rig[1], sum[1]);
+            assert_memory_equal(rig[0], rig[1], sizeof rig[0]);
+            assert_memory_equal(sum[0], sum[1], sizeof sum[0]);
+        }
         print_message("moments: the AVX and portable kernels agree to the bit\n");
     }
     free(vut);
