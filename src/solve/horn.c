@@ -102,21 +102,21 @@ static int top_eigenvector_near(const double N[16], double v[4])
     const double c00 = N[5], c01 = N[6], c02 = N[7], c11 = N[10], c12 = N[11], c22 = N[15];
     double l = a, y[3];
     for (int it = 0; it < 16; it++) {
-        /* l I - C = L L^T */
-        const double m00 = l - c00;
-        if (!(m00 > least)) return 0;
-        const double l00 = sqrt(m00), l10 = -c01 / l00, l20 = -c02 / l00;
-        const double d11 = l - c11 - l10 * l10;
-        if (!(d11 > least)) return 0;
-        const double l11 = sqrt(d11), l21 = (-c12 - l20 * l10) / l11;
-        const double d22 = l - c22 - l20 * l20 - l21 * l21;
-        if (!(d22 > least)) return 0;
-        const double l22 = sqrt(d22);
-        const double z0 = b[0] / l00, z1 = (b[1] - l10 * z0) / l11,
-                     z2 = (b[2] - l20 * z0 - l21 * z1) / l22;
-        y[2] = z2 / l22;
-        y[1] = (z1 - l21 * y[2]) / l11;
-        y[0] = (z0 - l10 * y[1] - l20 * y[2]) / l00;
+        /* l I - C = L D L^T (no square roots); positive definite when every pivot is */
+        const double m01 = -c01, m02 = -c02, m12 = -c12;
+        const double d0 = l - c00;
+        if (!(d0 > least)) return 0;
+        const double i0 = 1 / d0, l10 = m01 * i0, l20 = m02 * i0;
+        const double d1 = l - c11 - l10 * m01;
+        if (!(d1 > least)) return 0;
+        const double i1 = 1 / d1, t12 = m12 - l20 * m01, l21 = t12 * i1;
+        const double d2 = l - c22 - l20 * m02 - l21 * t12;
+        if (!(d2 > least)) return 0;
+        const double i2 = 1 / d2;
+        const double z0 = b[0], z1 = b[1] - l10 * z0, z2 = b[2] - l20 * z0 - l21 * z1;
+        y[2] = z2 * i2;
+        y[1] = z1 * i1 - l21 * y[2];
+        y[0] = z0 * i0 - l10 * y[1] - l20 * y[2];
         const double f = l - a - (b[0] * y[0] + b[1] * y[1] + b[2] * y[2]);
         const double step = -f / (1 + y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
         if (!(step <= 1e-15 * scale)) { /* not settled (or NaN): climb on */
@@ -165,9 +165,8 @@ static int horn(const double S_in[9], const double prev_rot[9], const double sta
                                 S[r * 3 + 2] * R0[2 * 3 + c];
         horn_matrix(Sp, N);
         if (top_eigenvector_near(N, v)) {
-            double p[4];
-            quat_from_vector(v, p);
-            /* q0 p (Hamilton product, x y z w) */
+            /* q0 p (Hamilton product, x y z w), normalised once: |q0| = 1 */
+            const double p[4] = {v[1], v[2], v[3], v[0]};
             const double q[4] = {q0[3] * p[0] + q0[0] * p[3] + q0[1] * p[2] - q0[2] * p[1],
                                  q0[3] * p[1] - q0[0] * p[2] + q0[1] * p[3] + q0[2] * p[0],
                                  q0[3] * p[2] + q0[0] * p[1] - q0[1] * p[0] + q0[2] * p[3],
