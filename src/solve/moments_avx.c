@@ -68,8 +68,10 @@ void solve_block_targets_avx(const uint32_t *constraints, uint32_t count, const 
             _mm_prefetch((const char *)&y[constraints[k + SOLVE_PREFETCH_TARGETS]], _MM_HINT_T0);
         for (int p = 0; p < 4; p++) {
             const sinew_vec3 *q = &y[constraints[k + (uint32_t)p]];
-            /* (x, y, z, 0) from an 8-byte and a 4-byte load: no read past the vertex */
-            const __m128 xy = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)&q->x));
+            /* (x, y, z, 0) from an 8-byte and a 4-byte load: no read past the vertex
+             * (_mm_loadl_epi64 takes any alignment; a float vector is 4-byte aligned) */
+            const __m128 xy =
+                _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)&q->x));
             const __m128 v = _mm_movelh_ps(xy, _mm_load_ss(&q->z));
             const __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(v), ref);
             _mm256_storeu_pd(&out[3 * (k + (uint32_t)p)], d); /* lane 3 is the next one's x */
@@ -79,7 +81,7 @@ void solve_block_targets_avx(const uint32_t *constraints, uint32_t count, const 
     }
     for (int p = 0; k < count; k++, p++) {
         const sinew_vec3 *q = &y[constraints[k]];
-        const __m128 xy = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)&q->x));
+        const __m128 xy = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)&q->x));
         const __m128 v = _mm_movelh_ps(xy, _mm_load_ss(&q->z));
         const __m256d d = _mm256_sub_pd(_mm256_cvtps_pd(v), ref);
         _mm256_storeu_pd(&out[3 * k], d);
