@@ -498,9 +498,28 @@ int solve_frame_moments(sinew_solver *s, const sinew_vec3 *y)
 #if defined(SOLVE_AVX)
         if (s->simd) {
             solve_block_targets_avx(&s->constraints[c0], c1 - c0, y, r, s->block_target, part);
-            for (uint32_t g = g0; g < g1; g++)
+            /* the next block's targets are asked for while this block's groups compute (the
+             * groups are arithmetic, the targets' first read waits on memory), each group
+             * its share of the lines by its items; consecutive vertices only */
+            const char *next = NULL;
+            uint32_t lines = 0;
+            if (b + 1 < s->block_count) {
+                const uint32_t n0 = c1, n1 = b + 2 < s->block_count ? c1 + SOLVE_BLOCK : C;
+                if (s->constraints[n1 - 1] - s->constraints[n0] == n1 - 1 - n0) {
+                    next = (const char *)&y[s->constraints[n0]];
+                    lines = (uint32_t)(((size_t)(n1 - n0) * sizeof *y + 63) / 64);
+                }
+            }
+            const uint32_t i0 = g0 < g1 ? s->group[g0].begin : 0,
+                           items = g0 < g1 ? s->group[g1 - 1].end - i0 : 1;
+            for (uint32_t g = g0; g < g1; g++) {
+                const uint32_t from =
+                                   (uint32_t)((uint64_t)lines * (s->group[g].begin - i0) / items),
+                               to = (uint32_t)((uint64_t)lines * (s->group[g].end - i0) / items);
                 solve_group_moments_avx(&s->group[g], s->item_slot, s->item_bind, s->item_weight,
-                                        s->block_target, s->vut);
+                                        s->block_target, s->vut,
+                                        next ? next + 64 * (size_t)from : NULL, to - from);
+            }
             continue;
         }
 #endif

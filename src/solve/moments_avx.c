@@ -106,12 +106,15 @@ static inline void add_rows(double *o, __m256d x, __m256d y, __m256d z)
  * a store), the four columns of u~ in each. */
 static void joint_pair(const solve_group *g, const uint16_t *item_slot, const float *item_bind,
                        const double *item_weight, const double *block_target, double *vut,
-                       uint32_t k, int two)
+                       uint32_t k, int two, const char *ahead, uint32_t ahead_lines)
 {
     const uint32_t n = g->joints;
     __m256d ax = _mm256_setzero_pd(), ay = ax, az = ax, bx = ax, by = ax, bz = ax;
     const double *w = &item_weight[g->weights + k];
     for (uint32_t i = g->begin; i < g->end; i++, w += n) {
+        const uint32_t e = i - g->begin;
+        if (e < 4 * ahead_lines && (e & 3) == 0) /* a line of the next block every 4 items */
+            _mm_prefetch(ahead + 16 * (size_t)e, _MM_HINT_T1);
         if (i + SOLVE_PREFETCH_ITEMS < g->end) {
             _mm_prefetch((const char *)&item_bind[(size_t)(i + SOLVE_PREFETCH_ITEMS) * 4],
                          _MM_HINT_T0);
@@ -138,16 +141,20 @@ static void joint_pair(const solve_group *g, const uint16_t *item_slot, const fl
 
 void solve_group_moments_avx(const solve_group *g, const uint16_t *item_slot,
                              const float *item_bind, const double *item_weight,
-                             const double *block_target, double *vut)
+                             const double *block_target, double *vut, const char *ahead,
+                             uint32_t ahead_lines)
 {
-    /* two joints a pass: their twelve sums, u~, the target and w u~ fill the 16 registers */
+    /* two joints a pass: their twelve sums, u~, the target and w u~ fill the 16 registers;
+     * the first pass asks for the lines ahead */
     for (uint32_t k = 0; k < g->joints; k += 2) {
+        const uint32_t lines = k == 0 ? ahead_lines : 0;
         if (k + 1 < g->joints)
-            joint_pair(g, item_slot, item_bind, item_weight, block_target, vut, k, 1);
+            joint_pair(g, item_slot, item_bind, item_weight, block_target, vut, k, 1, ahead, lines);
         else
-            joint_pair(g, item_slot, item_bind, item_weight, block_target, vut, k, 0);
+            joint_pair(g, item_slot, item_bind, item_weight, block_target, vut, k, 0, ahead, lines);
     }
 }
+
 /* Up to three pairs' and two joints' rig sums in one pass over the group's items (named
  * registers: 9 sums of pairs, 2 of joints, u~'s products and the bind position fill 15). */
 static void rig_pass(const solve_group *g, const float *item_bind, const double *item_weight,

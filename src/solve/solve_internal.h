@@ -201,9 +201,12 @@ void solve_group_moments(const solve_group *g, const uint16_t *item_slot, const 
 #define SOLVE_AVX 1
 void solve_block_targets_avx(const uint32_t *constraints, uint32_t count, const sinew_vec3 *y,
                              const double r[3], double *out, double part[32]);
+/* The AVX group kernel also asks for `ahead_lines` cache lines from `ahead` on (the next
+ * block's targets), one every four items, so that they arrive while it computes. */
 void solve_group_moments_avx(const solve_group *g, const uint16_t *item_slot,
                              const float *item_bind, const double *item_weight,
-                             const double *block_target, double *vut);
+                             const double *block_target, double *vut, const char *ahead,
+                             uint32_t ahead_lines);
 void solve_group_rig_sums_avx(const solve_group *g, const float *item_bind,
                               const double *item_weight, double uut[SOLVE_GROUP_PAIRS][12],
                               double sum[SOLVE_GROUP_JOINTS][4]);
