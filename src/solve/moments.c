@@ -23,6 +23,7 @@
  * scratch is cleared per block); much smaller blocks split the groups (their setup shows),
  * much larger ones outgrow L2; item_slot (16 bits) caps it at 65,536. */
 _Static_assert(SOLVE_BLOCK <= 65536u, "item_slot is 16 bits");
+_Static_assert(SINEW_MAX_INFLUENCES <= 2 * SOLVE_GROUP_JOINTS, "a vertex makes at most two items");
 
 /* Open addressing over the keys of one block's groups: at least twice the most groups a block
  * can have (two items per vertex), a power of two. */
