@@ -93,11 +93,13 @@ double solve_rest_skin(const sinew_model *rig, const sinew_allocator *alloc, sin
         sinew_skin_matrices(rig, world, skin);
         sinew_skin_positions(rig, skin, pos);
         double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        /* comparisons rather than fmin/fmax, which compilers call out of line for their NaN
+         * rule; a NaN compares false and is passed over, as fmin passes it over */
         for (uint32_t v = 0; v < V; v++) {
             const double p[3] = {pos[v].x, pos[v].y, pos[v].z};
             for (int a = 0; a < 3; a++) {
-                lo[a] = fmin(lo[a], p[a]);
-                hi[a] = fmax(hi[a], p[a]);
+                lo[a] = p[a] < lo[a] ? p[a] : lo[a];
+                hi[a] = p[a] > hi[a] ? p[a] : hi[a];
             }
         }
         if (V > 0)

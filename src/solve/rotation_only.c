@@ -89,12 +89,14 @@ void solve_rotation_only_project(sinew_solver *s)
             solve_affine L;
             solve_affine_mul(&Pinv, &X, &L);
             const double scl[3] = {sc.x, sc.y, sc.z};
-            double S[9];
+            double S[9], start[9];
             for (int x = 0; x < 3; x++)
-                for (int y = 0; y < 3; y++)
+                for (int y = 0; y < 3; y++) {
                     S[x * 3 + y] =
                         scl[x] != 0 ? L.m[y * 4 + x] / scl[x] : 0; /* columns as points */
-            solve_horn(S, NULL, q, R);
+                    start[y * 3 + x] = S[x * 3 + y];
+                }
+            (void)solve_horn_from(S, NULL, start, q, R);
         } else {
             solve_quat_to_rot((const double[4]){0, 0, 0, 1}, R);
         }
@@ -185,7 +187,7 @@ static void sweep_hierarchical(sinew_solver *s)
             for (int x = 0; x < 3; x++)
                 for (int y = 0; y < 3; y++)
                     S[x * 3 + y] = aq[x * 3 + y] - wa[x] * wq[y] / ww;
-            solve_horn(S, identity_rot, q, R);
+            (void)solve_horn_from(S, identity_rot, identity_rot, q, R);
             for (int r = 0; r < 3; r++) {
                 for (int c = 0; c < 3; c++)
                     D.m[r * 4 + c] = R[r * 3 + c];
@@ -199,7 +201,7 @@ static void sweep_hierarchical(sinew_solver *s)
             for (int x = 0; x < 3; x++)
                 for (int y = 0; y < 3; y++)
                     S[x * 3 + y] = aq[x * 3 + y] - wa[x] * p[y] - p[x] * wq[y] + ww * p[x] * p[y];
-            solve_horn(S, identity_rot, q, R);
+            (void)solve_horn_from(S, identity_rot, identity_rot, q, R);
             for (int r = 0; r < 3; r++) {
                 for (int c = 0; c < 3; c++)
                     D.m[r * 4 + c] = R[r * 3 + c];
@@ -222,11 +224,13 @@ static void current_local_rotation(const sinew_solver *s, uint32_t n, uint32_t j
     solve_affine X, L;
     solve_affine_mul(&s->cur[j], &s->bind[j], &X);
     solve_affine_mul(Pinv, &X, &L);
-    double S[9], q[4];
+    double S[9], start[9], q[4];
     for (int x = 0; x < 3; x++)
-        for (int y = 0; y < 3; y++)
+        for (int y = 0; y < 3; y++) {
             S[x * 3 + y] = scl[x] != 0 ? L.m[y * 4 + x] / scl[x] : 0;
-    solve_horn(S, NULL, q, R);
+            start[y * 3 + x] = S[x * 3 + y];
+        }
+    (void)solve_horn_from(S, NULL, start, q, R);
 }
 
 /* Detached pass: each pivot joint turns about its (current) pivot to fit what every other
@@ -281,7 +285,7 @@ static void sweep_detached(sinew_solver *s)
                     v += G.m[x * 4 + i] * K[i * 3 + y];
                 S[x * 3 + y] = v;
             }
-        solve_horn(S, R, q, Rn);
+        (void)solve_horn_from(S, R, R, q, Rn);
         solve_affine RS;
         for (int r = 0; r < 3; r++) {
             RS.m[r * 4 + 0] = Rn[r * 3 + 0] * rest.scale.x;

@@ -29,6 +29,12 @@ void solve_affine_from_transform(sinew_transform t, solve_affine *out);
  * Writes a unit quaternion (x, y, z, w) with the sign nearest `prev`; the rotation matrix
  * (row-major 3x3) to `rot` when not NULL. */
 void solve_horn(const double S[9], const double prev_rot[9], double quat[4], double rot[9]);
+/* The same fit started from the rotation `start` (row-major 3x3): near the answer (the
+ * previous sweep's or frame's) a few Newton steps replace the Jacobi sweeps, which remain the
+ * answer whenever the start does not prove it is the top eigenvector (horn.c says how).
+ * Returns 1 when the start carried it, 0 when Jacobi did. */
+int solve_horn_from(const double S[9], const double prev_rot[9], const double start[9],
+                    double quat[4], double rot[9]);
 
 /* Quaternion (x, y, z, w) to a row-major 3x3 rotation. */
 void solve_quat_to_rot(const double q[4], double rot[9]);
@@ -39,10 +45,18 @@ typedef struct solve_pair {
     double uut[16]; /* sum_i w_ij w_ik u~ u~^T, row-major 4x4, u~ = (u, 1) in bind space */
 } solve_pair;
 
-/* Entries [begin, end) of one joint in one block of constraint vertices. */
-typedef struct solve_segment {
-    uint32_t joint, begin, end;
-} solve_segment;
+/* The per-frame moments' unit of work (moments.c says why): the items of one block of
+ * constraint vertices whose vertices share the same joints, at most SOLVE_GROUP_JOINTS of
+ * them (a vertex with more makes one item per four joints). Its sums stay in registers while
+ * its items stream by. */
+#define SOLVE_GROUP_JOINTS 4
+typedef struct solve_group {
+    uint32_t begin, end; /* items [begin, end) */
+    uint32_t weights;    /* item i's weight on joint[k]: item_weight[weights + (i - begin) *
+                            joints + k] */
+    uint32_t joints;     /* 1..SOLVE_GROUP_JOINTS, increasing in joint[] */
+    uint32_t joint[SOLVE_GROUP_JOINTS];
+} solve_group;
 
 /* A joint's kind in the sweep. */
 enum {
@@ -63,14 +77,19 @@ struct sinew_solver {
     uint32_t *constraints; /* rig vertex indices */
 
     /* influences of the constraint vertices, by blocks of consecutive constraints and within
-     * a block by joint (moments.c says why): block b's segments are [block_seg[b],
-     * block_seg[b+1]); a segment's entries are constraint vertices' rig indices and weights */
+     * a block by groups of vertices with the same joints (moments.c says why): block b's
+     * groups are [block_group[b], block_group[b+1]) */
     uint32_t block_count;
-    uint32_t *block_seg;    /* block_count + 1 */
-    solve_segment *seg;     /* one joint's entries in one block */
-    uint32_t *entry_vertex; /* rig vertex index */
-    float *entry_weight;
-    double *entry_sum; /* joint_count * 4: sum_i w_ij u~_i */
+    uint32_t *block_group; /* block_count + 1 */
+    solve_group *group;
+    uint16_t *item_slot;  /* the item's constraint, counted from its block's first */
+    float *item_bind;     /* 4 per item: the vertex's bind position u and 1, i.e. u~ */
+    double *item_weight;  /* w_ij of the items, group after group (solve_group.weights) */
+    double *entry_sum;    /* joint_count * 4: sum_i w_ij u~_i */
+    double *block_target; /* 3 * SOLVE_BLOCK + 1, per-frame scratch: one block's targets
+                             about the frame's reference point */
+    int simd;             /* the per-frame kernels of moments_avx.c run (the CPU has AVX);
+                             0: the portable ones, which give the same bits */
 
     /* pairs and, per joint, its pairs (CSR): neighbour k and the pair index */
     uint32_t pair_count;
@@ -140,21 +159,71 @@ double solve_grid_box_distance(const solve_grid *g, sinew_vec3 p);
 /* align.c: the alignment as an affine map (x_target = A x_source) and its inverse. */
 void solve_alignment_affine(const sinew_solve_alignment *a, solve_affine *fwd, solve_affine *inv);
 
-/* moments_avx.c: one segment's entries added to o = vuT_j about r, with AVX. Built where
- * src/solve/CMakeLists.txt asks for it (x86-64) and the compiler can pick it at run time. */
+/* The per-frame moments' two kernels, portable (moments.c) and with AVX (moments_avx.c,
+ * built where src/solve/CMakeLists.txt asks for it, x86-64, and run on CPUs that have it).
+ * Both do the same multiplications and additions in the same order, with no fused
+ * multiply-add, so they give the same bits.
+ *
+ * solve_block_targets: the block's targets about r in double, out[3 k + a] = y[constraints[k]]
+ * [a] - r[a] for k < count (out holds 3 count + 1 doubles: the AVX path stores four at a time),
+ * and their sums added to part: part[8 p + a] += the differences of the constraints k = p
+ * (mod 4) on axis a, part[8 p + 4 + a] += their squares (four partial sums, so that the
+ * additions do not wait on each other; lanes 3 and 7 stay 0).
+ *
+ * solve_group_moments: the group's items added to vuT of its joints, vut[12 j + 4 r + c] +=
+ * sum_i w_ij target_i[r] u~_i[c], target_i = block_target[3 item_slot[i] + r]. */
+/* How far ahead the AVX kernels ask for targets (constraints) and items: the reads are
+ * sequential, yet without asking the moments of bench_solve (b) took 20% longer on the
+ * Xeon measured; 64 to 1,024 constraints ahead gave the same time within 3%. */
+#define SOLVE_PREFETCH_TARGETS 256u
+#define SOLVE_PREFETCH_ITEMS 64u
+void solve_block_targets(const uint32_t *constraints, uint32_t count, const sinew_vec3 *y,
+                         const double r[3], double *out, double part[32]);
+/* The rig moments of one group, zeroed first: for its pairs of joints p <= q, numbered
+ * (0, 0), (0, 1) .. (0, n-1), (1, 1) .., uut[pq][t] = sum_i w_ip w_iq uu_i[t] with uu_i the
+ * upper triangle of u~ u~^T row by row (10 of 16; t = 10, 11 stay 0), and for each joint
+ * sum[p][c] = sum_i w_ip u~_i[c]. */
+#define SOLVE_GROUP_PAIRS (SOLVE_GROUP_JOINTS * (SOLVE_GROUP_JOINTS + 1) / 2)
+static inline void solve_upper_uut(const float b[4], double uu[12])
+{
+    const double u[4] = {b[0], b[1], b[2], b[3]};
+    for (int r = 0, i = 0; r < 4; r++)
+        for (int c = r; c < 4; c++)
+            uu[i++] = u[r] * u[c];
+    uu[10] = uu[11] = 0;
+}
+void solve_group_rig_sums(const solve_group *g, const float *item_bind, const double *item_weight,
+                          double uut[SOLVE_GROUP_PAIRS][12], double sum[SOLVE_GROUP_JOINTS][4]);
+void solve_group_moments(const solve_group *g, const uint16_t *item_slot, const float *item_bind,
+                         const double *item_weight, const double *block_target, double *vut);
 #if defined(SINEW_SOLVE_AVX) && !defined(SINEW_SOLVE_PORTABLE) && defined(__has_builtin)
 #if __has_builtin(__builtin_cpu_supports)
 #define SOLVE_AVX 1
-void solve_segment_moments_avx(const sinew_vec3 *u, const sinew_vec3 *y, const uint32_t *vertex,
-                               const float *weight, uint32_t begin, uint32_t end, const double r[3],
-                               double *o);
+void solve_block_targets_avx(const uint32_t *constraints, uint32_t count, const sinew_vec3 *y,
+                             const double r[3], double *out, double part[32]);
+/* The AVX group kernel also asks for `ahead_lines` cache lines from `ahead` on (the next
+ * block's targets), one every four items, so that they arrive while it computes. */
+void solve_group_moments_avx(const solve_group *g, const uint16_t *item_slot,
+                             const float *item_bind, const double *item_weight,
+                             const double *block_target, double *vut, const char *ahead,
+                             uint32_t ahead_lines);
+void solve_group_rig_sums_avx(const solve_group *g, const float *item_bind,
+                              const double *item_weight, double uut[SOLVE_GROUP_PAIRS][12],
+                              double sum[SOLVE_GROUP_JOINTS][4]);
 #endif
 #endif
 
-/* moments.c */
-sinew_result solve_build_moments(sinew_solver *s, sinew_error *err);
+/* moments.c. Constraint vertices per block of the per-frame pass (moments.c says why). */
+#define SOLVE_BLOCK 4096u
+/* Constraints, groups, pairs and their uuT; `influence` (joint_count) gets each joint's skin
+ * weight summed over every vertex of the mesh, in vertices' worth. */
+sinew_result solve_build_moments(sinew_solver *s, double *influence, sinew_error *err);
 /* vuT, yy and the centre of one frame's targets. 0 when a target is not finite. */
 int solve_frame_moments(sinew_solver *s, const sinew_vec3 *targets);
+/* solve_group_rig_sums of group g with the AVX kernel when `simd` (and the build has it),
+ * else the portable one: the same bits either way. */
+void solve_group_rig_moments(const sinew_solver *s, int simd, const solve_group *g,
+                             double uut[SOLVE_GROUP_PAIRS][12], double sum[SOLVE_GROUP_JOINTS][4]);
 /* Squared error sum_i |sum_j w_ij M_j u~_i - (y_i - d)|^2 from the moments. */
 double solve_error_from_moments(const sinew_solver *s);
 /* A_j = vuT_j - sum_{k != j} M_k uuT_jk (3x4): what bone j alone must explain. */

@@ -44,8 +44,11 @@ void solve_fit_free(const double A[12], const double U[16], double sigma, const 
     const double prev_rot[9] = {tie->m[0] * is, tie->m[1] * is, tie->m[2] * is,
                                 tie->m[4] * is, tie->m[5] * is, tie->m[6] * is,
                                 tie->m[8] * is, tie->m[9] * is, tie->m[10] * is};
+    const double start[9] = {prev->m[0] * is, prev->m[1] * is, prev->m[2] * is,
+                             prev->m[4] * is, prev->m[5] * is, prev->m[6] * is,
+                             prev->m[8] * is, prev->m[9] * is, prev->m[10] * is};
     double q[4], R[9];
-    solve_horn(S, prev_rot, q, R);
+    (void)solve_horn_from(S, prev_rot, start, q, R);
     for (int r = 0; r < 3; r++) {
         double t = sq[r] / s;
         for (int c = 0; c < 3; c++) {
@@ -98,13 +101,13 @@ void sinew_solver_free(sinew_solver *s)
 {
     if (!s) return;
     const sinew_allocator a = s->alloc;
-    void *blocks[] = {
-        s->constraints, s->block_seg,  s->seg,        s->entry_vertex, s->entry_weight,
-        s->entry_sum,   s->pairs,      s->nbr_start,  s->nbr_joint,    s->nbr_pair,
-        s->self_pair,   s->init_uut,   s->kind,       s->node_joint,   s->bind,
-        s->ibm,         s->file_local, s->rest_local, s->empty_local,  s->vut,
-        s->cur,         s->world,      s->scratch,    s->local_rot,    s->order,
-        s->scale,       s->hist,       s->sub_start,  s->sub_joint,    s->in_sub};
+    void *blocks[] = {s->constraints, s->block_group,  s->group,     s->item_slot,  s->item_bind,
+                      s->item_weight, s->block_target, s->entry_sum, s->pairs,      s->nbr_start,
+                      s->nbr_joint,   s->nbr_pair,     s->self_pair, s->init_uut,   s->kind,
+                      s->node_joint,  s->bind,         s->ibm,       s->file_local, s->rest_local,
+                      s->empty_local, s->vut,          s->cur,       s->world,      s->scratch,
+                      s->local_rot,   s->order,        s->scale,     s->hist,       s->sub_start,
+                      s->sub_joint,   s->in_sub};
     for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
         sinew_free(&a, blocks[i]);
     sinew_free(&a, s);
@@ -214,21 +217,17 @@ sinew_result sinew_solver_create(const sinew_model *rig, const sinew_solve_optio
         const double sigma = cbrt(fabs(det));
         s->scale[j] = sigma > 0 && isfinite(sigma) ? sigma : 1.0;
     }
-    sinew_result r = solve_build_moments(s, err);
+    /* A joint's total skin weight, in vertices' worth: below LEAST_INFLUENCE the surface
+     * does not determine its rotation and it is treated as unweighted (it follows the source
+     * joint of its name, or its rest). */
+    double *influence = (double *)s->scratch; /* J doubles: the scratch holds J affines */
+    sinew_result r = solve_build_moments(s, influence, err);
     if (r != SINEW_OK) {
         sinew_solver_free(s);
         return r;
     }
     /* Kinds: a joint without constraint weight follows its parent; with rotation_only, a
      * weighted joint below a weighted joint turns about its rest pivot. */
-    /* A joint's total skin weight, in vertices' worth: below LEAST_INFLUENCE the surface
-     * does not determine its rotation and it is treated as unweighted (it follows the source
-     * joint of its name, or its rest). */
-    double *influence = (double *)s->scratch; /* J doubles: the scratch holds J affines */
-    memset(influence, 0, J * sizeof *influence);
-    for (size_t o = 0; o < (size_t)rig->mesh.vertex_count * SINEW_MAX_INFLUENCES; o++)
-        if (rig->mesh.influence_joints[o] < J)
-            influence[rig->mesh.influence_joints[o]] += rig->mesh.influence_weights[o];
     for (uint32_t n = 0; n < N; n++) {
         const int32_t j = s->node_joint[n];
         if (j < 0) continue;
@@ -317,12 +316,14 @@ static void warm_start(sinew_solver *s)
         solve_affine_mul(&step, &s->hist[j], &s->cur[j]);
         /* keep it a scaled rotation: re-orthonormalise by the polar-free shortcut of Horn on
          * the predicted frame itself (its columns as points) */
-        double S[9], q[4], R[9];
+        double S[9], start[9], q[4], R[9];
         const double is = 1.0 / s->scale[j];
         for (int x = 0; x < 3; x++)
-            for (int y = 0; y < 3; y++)
+            for (int y = 0; y < 3; y++) {
                 S[x * 3 + y] = s->cur[j].m[y * 4 + x] * is;
-        solve_horn(S, NULL, q, R);
+                start[y * 3 + x] = S[x * 3 + y]; /* the nearly rotation itself */
+            }
+        (void)solve_horn_from(S, NULL, start, q, R);
         for (int r = 0; r < 3; r++) {
             for (int c = 0; c < 3; c++)
                 s->cur[j].m[r * 4 + c] = s->scale[j] * R[r * 3 + c];

@@ -64,6 +64,78 @@ static void test_horn(void **state)
         assert_true(fabs(Rg[i] - prev[i]) < 1e-5);
 }
 
+/* Horn from a start rotation: the same rotation as Jacobi's, from any start, on noisy fits,
+ * exact ones and the free spin of collinear points; near the answer the start carries it. */
+static void test_horn_from(void **state)
+{
+    (void)state;
+    uint32_t seed = 11;
+    int near = 0, near_used = 0, far = 0;
+    double worst = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        double R[9], q[4];
+        random_rotation(&seed, R, q);
+        const double noise = trial % 4 == 0 ? 0.0 : 0.05 * (trial % 4);
+        double S[9] = {0};
+        for (int i = 0; i < 6; i++) {
+            double a[3], b[3], w = 0.1 + fixture_rand(&seed);
+            for (int c = 0; c < 3; c++)
+                a[c] = fixture_rand(&seed) - 0.5;
+            for (int r = 0; r < 3; r++)
+                b[r] = R[r * 3] * a[0] + R[r * 3 + 1] * a[1] + R[r * 3 + 2] * a[2] +
+                       noise * (fixture_rand(&seed) - 0.5);
+            for (int x = 0; x < 3; x++)
+                for (int y = 0; y < 3; y++)
+                    S[x * 3 + y] += w * a[x] * b[y];
+        }
+        double tie[9], qt[4], ref[9], qr[4], got[9], qg[4];
+        random_rotation(&seed, tie, qt);
+        const double *prev = trial % 2 ? tie : NULL;
+        solve_horn(S, prev, qr, ref);
+        /* start: the answer turned about a random axis by up to 180 degrees */
+        double axis[4] = {fixture_rand(&seed) - 0.5, fixture_rand(&seed) - 0.5,
+                          fixture_rand(&seed) - 0.5, 0};
+        const double len = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+        const double angle = 3.14159265358979 * (trial % 8) / 8.0 + 0.01 * fixture_rand(&seed);
+        const double turn[4] = {axis[0] / len * sin(angle / 2), axis[1] / len * sin(angle / 2),
+                                axis[2] / len * sin(angle / 2), cos(angle / 2)};
+        double T[9], start[9];
+        solve_quat_to_rot(turn, T);
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                start[r * 3 + c] = T[r * 3 + 0] * ref[0 * 3 + c] + T[r * 3 + 1] * ref[1 * 3 + c] +
+                                   T[r * 3 + 2] * ref[2 * 3 + c];
+        const int used = solve_horn_from(S, prev, start, qg, got);
+        for (int i = 0; i < 9; i++)
+            worst = fmax(worst, fabs(got[i] - ref[i]));
+        if (angle < 0.5) {
+            near++;
+            near_used += used;
+        } else {
+            far += !used;
+        }
+    }
+    print_message("horn from a start: worst |R - Jacobi's| %.1e; started within 30 degrees: %d "
+                  "of %d by Newton; Jacobi took %d of the others\n",
+                  worst, near_used, near, far);
+    assert_true(worst < 1e-9);
+    assert_int_equal(near_used, near);
+    /* collinear points along x: the spin is free; from the previous rotation it stays */
+    double prev[9], qp[4];
+    random_rotation(&seed, prev, qp);
+    double S[9] = {0};
+    for (int i = -2; i <= 2; i++) {
+        double a[3] = {i, 0, 0}, b[3] = {prev[0] * i, prev[3] * i, prev[6] * i};
+        for (int x = 0; x < 3; x++)
+            for (int y = 0; y < 3; y++)
+                S[x * 3 + y] += a[x] * b[y];
+    }
+    double got[4], Rg[9];
+    assert_int_equal(solve_horn_from(S, prev, prev, got, Rg), 1);
+    for (int i = 0; i < 9; i++)
+        assert_true(fabs(Rg[i] - prev[i]) < 1e-5);
+}
+
 static void solve_or_fail(const sinew_model *src, const sinew_model *rig, const uint32_t *nearest,
                           const sinew_solve_options *opt, sinew_solve_clip_result *res)
 {
@@ -663,9 +735,104 @@ static void test_max_vertices(void **state)
     sinew_model_free(coarse);
 }
 
-/* The per-frame moments against their definition summed vertex by vertex: a shuffled mesh
- * of several constraint blocks (its joints' entries scattered over all of them), one vertex
- * naming a joint in two slots, targets far from the origin. */
+/* The rig moments uuT and the per-frame moments vuT of one solver against their definitions
+ * summed over its constraint vertices one by one; with AVX, the AVX and portable kernels give
+ * the same bits. */
+static void check_moments(const sinew_model *m, sinew_solver *s, const sinew_vec3 *y)
+{
+    const sinew_mesh *mesh = &m->mesh;
+    const uint32_t J = m->skin.joint_count, C = s->constraint_count;
+    assert_true(solve_frame_moments(s, y));
+    double d[3] = {0, 0, 0}, yy = 0, size = 0;
+    for (uint32_t c = 0; c < C; c++) {
+        const uint32_t i = s->constraints[c];
+        d[0] += y[i].x, d[1] += y[i].y, d[2] += y[i].z;
+        size = fmax(size, sinew_vec3_length(mesh->positions[i]));
+    }
+    for (int r = 0; r < 3; r++)
+        d[r] /= C;
+    double *vut = calloc((size_t)J * 12, sizeof *vut);
+    double *uut = calloc((size_t)J * J * 16, sizeof *uut);
+    for (uint32_t c = 0; c < C; c++) {
+        const uint32_t i = s->constraints[c];
+        const double q[3] = {y[i].x - d[0], y[i].y - d[1], y[i].z - d[2]};
+        const double u[4] = {mesh->positions[i].x, mesh->positions[i].y, mesh->positions[i].z, 1};
+        yy += q[0] * q[0] + q[1] * q[1] + q[2] * q[2];
+        for (int k = 0; k < SINEW_MAX_INFLUENCES; k++) {
+            const double w = mesh->influence_weights[(size_t)i * SINEW_MAX_INFLUENCES + k];
+            const uint16_t j = mesh->influence_joints[(size_t)i * SINEW_MAX_INFLUENCES + k];
+            if (!(w > 0)) continue;
+            for (int r = 0; r < 3; r++)
+                for (int col = 0; col < 4; col++)
+                    vut[(size_t)j * 12 + (size_t)(r * 4 + col)] += w * q[r] * u[col];
+            for (int l = 0; l < SINEW_MAX_INFLUENCES; l++) { /* both orders: (j, g) and (g, j) */
+                const double v = mesh->influence_weights[(size_t)i * SINEW_MAX_INFLUENCES + l];
+                const uint16_t g = mesh->influence_joints[(size_t)i * SINEW_MAX_INFLUENCES + l];
+                if (!(v > 0)) continue;
+                for (int e = 0; e < 16; e++)
+                    uut[((size_t)j * J + g) * 16 + (size_t)e] += w * v * u[e / 4] * u[e % 4];
+            }
+        }
+    }
+    for (int r = 0; r < 3; r++)
+        assert_true(fabs(s->centre[r] - d[r]) <= 1e-9 * fabs(d[r]) + 1e-12);
+    assert_true(fabs(s->yy - yy) <= 1e-9 * yy);
+    /* each entry sums C terms of at most |q| |u~| <= (2 size + 0.3) (size + 1): a bound of a
+     * thousand roundings per term (the direct sums themselves differ in order) */
+    const double tol = 1e-13 * C * (2 * size + 0.3) * (size + 1);
+    double worst = 0;
+    for (size_t i = 0; i < (size_t)J * 12; i++)
+        worst = fmax(worst, fabs(s->vut[i] - vut[i]));
+    double worst_uut = 0, tol_uut = 1e-13 * C * (size + 1) * (size + 1);
+    uint32_t nonzero = 0;
+    for (size_t jk = 0; jk < (size_t)J * J; jk++)
+        for (int e = 0; e < 16; e++)
+            nonzero += uut[jk * 16 + (size_t)e] != 0;
+    uint32_t stored = 0;
+    for (uint32_t p = 0; p < s->pair_count; p++) {
+        const solve_pair *pr = &s->pairs[p];
+        assert_true(pr->j <= pr->k);
+        for (int e = 0; e < 16; e++) {
+            worst_uut = fmax(worst_uut,
+                             fabs(pr->uut[e] - uut[((size_t)pr->j * J + pr->k) * 16 + (size_t)e]));
+            stored += (pr->j == pr->k ? 1u : 2u) *
+                      (uut[((size_t)pr->j * J + pr->k) * 16 + (size_t)e] != 0);
+        }
+    }
+    print_message("moments: %u constraints, worst |vuT - direct| %.2e (bound %.2e), |uuT - "
+                  "direct| %.2e (bound %.2e)\n",
+                  C, worst, tol, worst_uut, tol_uut);
+    assert_true(worst <= tol);
+    assert_true(worst_uut <= tol_uut);
+    assert_int_equal(stored, nonzero); /* every pair that shares a vertex is there */
+    if (s->simd) {                     /* set where moments_avx.c is built and the CPU has AVX */
+        double *fast = malloc((size_t)J * 12 * sizeof *fast), centre[3], fast_yy = s->yy;
+        memcpy(fast, s->vut, (size_t)J * 12 * sizeof *fast);
+        memcpy(centre, s->centre, sizeof centre);
+        s->simd = 0;
+        assert_true(solve_frame_moments(s, y));
+        s->simd = 1;
+        assert_memory_equal(fast, s->vut, (size_t)J * 12 * sizeof *fast);
+        assert_memory_equal(centre, s->centre, sizeof centre);
+        assert_memory_equal(&fast_yy, &s->yy, sizeof fast_yy);
+        free(fast);
+        for (uint32_t g = 0; g < s->block_group[s->block_count]; g++) {
+            double rig[2][SOLVE_GROUP_PAIRS][12], sum[2][SOLVE_GROUP_JOINTS][4];
+            solve_group_rig_moments(s, 1, &s->group[g], rig[0], sum[0]);
+            solve_group_rig_moments(s, 0, &s->group[g], rig[1], sum[1]);
+            assert_memory_equal(rig[0], rig[1], sizeof rig[0]);
+            assert_memory_equal(sum[0], sum[1], sizeof sum[0]);
+        }
+        print_message("moments: the AVX and portable kernels agree to the bit\n");
+    }
+    free(vut);
+    free(uut);
+}
+
+/* The moments on a shuffled mesh of several constraint blocks (its joints' groups scattered
+ * over all of them), one vertex naming a joint in two slots, two with more influences than an
+ * item holds, targets far from the origin; with every vertex a constraint and with a
+ * subsample. */
 static void test_moments_direct(void **state)
 {
     (void)state;
@@ -682,6 +849,16 @@ static void test_moments_direct(void **state)
     w5[SINEW_MAX_INFLUENCES - 1] = 0.5f * w5[0];
     j5[SINEW_MAX_INFLUENCES - 1] = j5[0];
     w5[0] *= 0.5f;
+    /* vertices 9 and 4,000: six and seven joints, in decreasing joint order (items of four
+     * and two, four and three joints) */
+    const uint32_t many[2] = {9, 4000}, joints[2] = {6, 7};
+    for (int v = 0; v < 2; v++)
+        for (uint32_t k = 0; k < SINEW_MAX_INFLUENCES; k++) {
+            mesh->influence_weights[many[v] * SINEW_MAX_INFLUENCES + k] =
+                k < joints[v] ? (float)(k + 1) / 28.0f : 0;
+            mesh->influence_joints[many[v] * SINEW_MAX_INFLUENCES + k] =
+                (uint16_t)(k < joints[v] ? 20 - 3 * k : 0);
+        }
     sinew_vec3 *y = malloc(V * sizeof *y);
     uint32_t seed = 3;
     for (uint32_t i = 0; i < V; i++)
@@ -690,41 +867,15 @@ static void test_moments_direct(void **state)
                             mesh->positions[i].z + 0.1f * fixture_rand(&seed)};
     sinew_solver *s = NULL;
     assert_int_equal(sinew_solver_create(m, NULL, &s, NULL), SINEW_OK);
-    assert_true(solve_frame_moments(s, y));
-    const uint32_t J = m->skin.joint_count;
-    double d[3] = {0, 0, 0}, yy = 0, size = 0;
-    for (uint32_t i = 0; i < V; i++) {
-        d[0] += y[i].x, d[1] += y[i].y, d[2] += y[i].z;
-        size = fmax(size, sinew_vec3_length(mesh->positions[i]));
-    }
-    for (int r = 0; r < 3; r++)
-        d[r] /= V;
-    double *vut = calloc((size_t)J * 12, sizeof *vut);
-    for (uint32_t i = 0; i < V; i++) {
-        const double q[3] = {y[i].x - d[0], y[i].y - d[1], y[i].z - d[2]};
-        const double u[4] = {mesh->positions[i].x, mesh->positions[i].y, mesh->positions[i].z, 1};
-        yy += q[0] * q[0] + q[1] * q[1] + q[2] * q[2];
-        for (int k = 0; k < SINEW_MAX_INFLUENCES; k++) {
-            const double w = mesh->influence_weights[(size_t)i * SINEW_MAX_INFLUENCES + k];
-            const uint16_t j = mesh->influence_joints[(size_t)i * SINEW_MAX_INFLUENCES + k];
-            if (!(w > 0)) continue;
-            for (int r = 0; r < 3; r++)
-                for (int c = 0; c < 4; c++)
-                    vut[(size_t)j * 12 + (size_t)(r * 4 + c)] += w * q[r] * u[c];
-        }
-    }
-    for (int r = 0; r < 3; r++)
-        assert_true(fabs(s->centre[r] - d[r]) <= 1e-9 * fabs(d[r]) + 1e-12);
-    assert_true(fabs(s->yy - yy) <= 1e-9 * yy);
-    /* each entry sums V terms of at most |q| |u~| <= (2 size + 0.3) (size + 1): a bound of a
-     * thousand roundings per term (the direct sums themselves differ in order) */
-    const double tol = 1e-13 * V * (2 * size + 0.3) * (size + 1);
-    double worst = 0;
-    for (size_t i = 0; i < (size_t)J * 12; i++)
-        worst = fmax(worst, fabs(s->vut[i] - vut[i]));
-    print_message("moments: %u vertices, worst |vuT - direct| %.2e (bound %.2e)\n", V, worst, tol);
-    assert_true(worst <= tol);
-    free(vut);
+    assert_int_equal(s->constraint_count, V);
+    assert_true(s->block_count > 1);
+    check_moments(m, s, y);
+    sinew_solver_free(s);
+    sinew_solve_options opt = {0};
+    opt.max_vertices = V / 3; /* every third vertex: no block of consecutive vertices */
+    assert_int_equal(sinew_solver_create(m, &opt, &s, NULL), SINEW_OK);
+    assert_int_equal(s->constraint_count, V / 3);
+    check_moments(m, s, y);
     free(y);
     sinew_solver_free(s);
     sinew_model_free(m);
@@ -1295,6 +1446,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_horn),
+        cmocka_unit_test(test_horn_from),
         cmocka_unit_test(test_control),
         cmocka_unit_test(test_played_between_frames),
         cmocka_unit_test(test_reduced_keys),
