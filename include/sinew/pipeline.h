@@ -61,6 +61,11 @@ typedef struct sinew_tail_guard_clip {
                                                     (no samples without ears) */
 } sinew_tail_guard_clip;
 
+/* The check's bar, one rule for the parts it weighs: 1 when `after` is worse than `before`, 0.1
+ * point more of its edge samples torn or its p99 up by more than 0.02 (the body's bar in the
+ * acceptance of the tail finder: p99 +0.02, torn +0.1 point). */
+int sinew_tail_stretch_worse(const sinew_stretch_stats *before, const sinew_stretch_stats *after);
+
 typedef struct sinew_tail_result {
     sinew_model *input;      /* the model of the document as it came in (the report's) */
     sinew_rig_report report; /* what was found (the plan's final state is in `plan`) */

@@ -551,14 +551,18 @@ done:
     return r;
 }
 
-/* A chain to drop: on some clip the body is worse than before (0.1 point more of its edge
- * samples torn, or its p99 up by 0.02) while the tail's own skin is no better. */
+int sinew_tail_stretch_worse(const sinew_stretch_stats *before, const sinew_stretch_stats *after)
+{
+    return after->torn_share > before->torn_share + 0.001f || after->p99 > before->p99 + 0.02f;
+}
+
+/* A chain to drop: on some clip the body is worse than before (sinew_tail_stretch_worse)
+ * while the tail's own skin is no better. */
 static int harmful(const sinew_tail_result *res)
 {
     for (uint32_t c = 0; c < res->clip_count; c++) {
         const sinew_tail_guard_clip *g = &res->clips[c];
-        int body_worse = g->body_after.torn_share > g->body_before.torn_share + 0.001f ||
-                         g->body_after.p99 > g->body_before.p99 + 0.02f;
+        int body_worse = sinew_tail_stretch_worse(&g->body_before, &g->body_after);
         int tail_better = g->tail_after.torn_share < g->tail_before.torn_share ||
                           g->tail_after.p99 < g->tail_before.p99;
         if (body_worse && !tail_better) return 1;

@@ -305,6 +305,8 @@ cJSON *tail_cli_report_json(const sinew_tail_result *run, const char *in, const 
         cJSON_AddStringToObject(o, "clip", m->clips[c].name);
         cJSON_AddItemToObject(o, "tail_before", tail_cli_stretch_json(&g->tail_before));
         cJSON_AddItemToObject(o, "tail_after", tail_cli_stretch_json(&g->tail_after));
+        cJSON_AddBoolToObject(o, "tail_worse",
+                              sinew_tail_stretch_worse(&g->tail_before, &g->tail_after));
         cJSON_AddItemToObject(o, "body_before", tail_cli_stretch_json(&g->body_before));
         cJSON_AddItemToObject(o, "body_after", tail_cli_stretch_json(&g->body_after));
         if (g->ear_after.samples) {
@@ -395,6 +397,26 @@ static void print_nothing(const sinew_tail_result *run)
         printf("no tail found: every part of the skin has a bone inside it\n");
 }
 
+/* Said, not undone: the clips on which the re-weighted skin itself strains more than the
+ * input's. The chain is kept when the body is no worse; where the rigger left that skin rigid
+ * with the body (a stub on the spine), a chain that swings it stretches it a little. */
+static void print_worse_skin(const sinew_tail_result *run)
+{
+    const sinew_model *m = run->input;
+    uint32_t worse = 0;
+    for (uint32_t c = 0; c < run->clip_count; c++) {
+        const sinew_tail_guard_clip *g = &run->clips[c];
+        if (!sinew_tail_stretch_worse(&g->tail_before, &g->tail_after)) continue;
+        printf("%s %s (p99 %.2f -> %.2f, torn %.1f%% -> %.1f%%)",
+               worse++ ? "," : "  the re-weighted skin strains more than the input's on",
+               safe_text(m->clips[c].name).s, (double)g->tail_before.p99, (double)g->tail_after.p99,
+               100.0 * g->tail_before.torn_share, 100.0 * g->tail_after.torn_share);
+    }
+    if (worse)
+        printf(";\n  kept all the same: the body is no worse (the check drops a chain for the "
+               "body's sake only)\n");
+}
+
 static void print_check(const sinew_tail_result *run)
 {
     const sinew_model *m = run->input;
@@ -411,6 +433,7 @@ static void print_check(const sinew_tail_result *run)
                  100.0 * g->body_after.torn_share);
         printf("  %s %-28s %-28s\n", safe_text_cell(m->clips[c].name, 24).s, tail, seam);
     }
+    print_worse_skin(run);
     /* The root blend is a tail's and a wing's: a garment's chains blend into their parent. */
     int rooted = 0;
     for (uint32_t c = 0; c < run->plan.chain_count; c++)
