@@ -202,6 +202,16 @@ static inline sinew_vec3 sinew_mat4_translation(const sinew_mat4 *a)
 {
     return sinew_vec3_make(a->m[12], a->m[13], a->m[14]);
 }
+/* The mean length of the three axes of m: what turns that frame's lengths into its parent's
+ * (a joint's world matrix: the model's units at the joint's scale). */
+static inline float sinew_mat4_axis_scale(const sinew_mat4 *m)
+{
+    float sum = 0.0f;
+    for (int c = 0; c < 3; c++)
+        sum += sqrtf(m->m[c * 4] * m->m[c * 4] + m->m[c * 4 + 1] * m->m[c * 4 + 1] +
+                     m->m[c * 4 + 2] * m->m[c * 4 + 2]);
+    return sum * (1.0f / 3.0f);
+}
 /* T * R * S as one matrix. */
 static inline sinew_mat4 sinew_mat4_from_transform(sinew_transform t)
 {

@@ -37,16 +37,6 @@ float sinew_dyn_skin_radius(const sinew_model *model, uint32_t joint, sinew_vec3
     return isfinite(at) ? at : 0.0f;
 }
 
-/* The mean length of a matrix's three axes: what turns that frame's units into world's. */
-static float axis_scale(const sinew_mat4 *m)
-{
-    float sum = 0.0f;
-    for (int c = 0; c < 3; c++)
-        sum += sqrtf(m->m[c * 4] * m->m[c * 4] + m->m[c * 4 + 1] * m->m[c * 4 + 1] +
-                     m->m[c * 4 + 2] * m->m[c * 4 + 2]);
-    return sum * (1.0f / 3.0f);
-}
-
 sinew_result dyn_rig_capsules(sinew_dyn_rig *rig, const sinew_model *model, const sinew_mat4 *w,
                               const sinew_dyn_capsule *capsules, uint32_t count,
                               const sinew_vec3 *bind_dir, sinew_error *err)
@@ -83,7 +73,7 @@ sinew_result dyn_rig_capsules(sinew_dyn_rig *rig, const sinew_model *model, cons
                                    "dyn rig: capsule %u: radius %g is not a finite number > 0", c,
                                    (double)cap->radius);
     }
-    const float parent_scale = axis_scale(&w[rig->parent_node]);
+    const float parent_scale = sinew_mat4_axis_scale(&w[rig->parent_node]);
     if (!(parent_scale > 0.0f) || !isfinite(parent_scale))
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
                                "dyn rig: the chain parent's bind transform has no scale");

@@ -69,16 +69,8 @@ static void place_at_rest(const sinew_dyn_rig *rig, sinew_dyn_state *st, const d
  * while the step returned OK). Real scenes are far inside it: a planet in millimetres is
  * 1e10. */
 #define DYN_MAX_REACH 1e15f
-/* The mean length of a matrix's three axes (dyn_frame.scale), and the reach of a chain hung
- * from it: its largest translation component plus that scale times the chain's length. */
-static float matrix_scale(const sinew_mat4 *m)
-{
-    float sum = 0.0f;
-    for (int c = 0; c < 3; c++)
-        sum += sqrtf(m->m[c * 4] * m->m[c * 4] + m->m[c * 4 + 1] * m->m[c * 4 + 1] +
-                     m->m[c * 4 + 2] * m->m[c * 4 + 2]);
-    return sum * (1.0f / 3.0f);
-}
+/* The reach of a chain hung from m: its largest translation component plus m's axis scale
+ * (dyn_frame.scale, sinew_mat4_axis_scale) times the chain's length. */
 static float matrix_reach(const sinew_mat4 *m, float scale, const sinew_dyn_rig *rig)
 {
     const sinew_vec3 p = sinew_mat4_translation(m);
@@ -140,7 +132,7 @@ static sinew_result check_job(const sinew_dyn_step_job *job, sinew_error *err, d
                                "dyn step: the world transform of the chain parent (node %d) is "
                                "not finite or is singular",
                                rig->parent_node);
-    const float scale = matrix_scale(m), reach = matrix_reach(m, scale, rig);
+    const float scale = sinew_mat4_axis_scale(m), reach = matrix_reach(m, scale, rig);
     if (!(reach <= DYN_MAX_REACH))
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
                                "dyn step: the chain parent (node %d) at scale %g puts the chain "

@@ -251,16 +251,6 @@ void sinew_metrics_dominated_by(const sinew_model *model, const int32_t *joints,
     }
 }
 
-/* The mean length of a matrix's three axes. */
-static float axis_scale(const sinew_mat4 *m)
-{
-    float sum = 0.0f;
-    for (int c = 0; c < 3; c++)
-        sum += sqrtf(m->m[c * 4] * m->m[c * 4] + m->m[c * 4 + 1] * m->m[c * 4 + 1] +
-                     m->m[c * 4 + 2] * m->m[c * 4 + 2]);
-    return sum * (1.0f / 3.0f);
-}
-
 sinew_result sinew_metrics_capsule_share(const sinew_model *model, const sinew_clip *clip,
                                          uint32_t samples, const uint8_t *selected,
                                          const sinew_dyn_capsule *capsules, uint32_t capsule_count,
@@ -287,7 +277,8 @@ sinew_result sinew_metrics_capsule_share(const sinew_model *model, const sinew_c
         for (uint32_t c = 0; c < capsule_count; c++) {
             const int32_t joint = model->nodes[capsules[c].node_a].joint;
             const int skinned = joint >= 0 && (uint32_t)joint < model->skin.joint_count;
-            radius[c] = capsules[c].radius * (skinned ? axis_scale(&s.skin[joint]) : 1.0f);
+            radius[c] =
+                capsules[c].radius * (skinned ? sinew_mat4_axis_scale(&s.skin[joint]) : 1.0f);
             ends[2 * c + 1] = sinew_mat4_translation(&s.world[capsules[c].node_b]);
             ends[2 * c] = sinew_vec3_lerp(sinew_mat4_translation(&s.world[capsules[c].node_a]),
                                           ends[2 * c + 1], capsules[c].start);
