@@ -94,9 +94,12 @@ typedef struct sinew_capsule_share {
 
 /* Poses the mesh at `samples` moments evenly spaced over [0, duration) of `clip` (0: 24) and
  * counts the `selected` vertices (one byte per vertex, nonzero = selected) that lie inside any
- * of `capsule_count` capsules: nearer its axis (from its `start` on the way between the world
- * positions of its two nodes to node_b) than its radius, carried from bind space to world by the
- * skinning matrix of node_a's joint (an armature may scale bind space). SINEW_ERR_ARGUMENT for a
+ * of `capsule_count` capsules deeper than they were modelled: nearer its axis (from its `start`
+ * on the way between the world positions of its two nodes to node_b) than its radius, carried
+ * from bind space to world by the skinning matrix of node_a's joint (an armature may scale bind
+ * space), by more of the radius than in the bind pose. Skin modelled against a leg (a tail's
+ * root on a thigh) lies inside a capsule of the leg's median skin radius at rest; it counts
+ * only where the motion takes it deeper. `deepest` is that excess. SINEW_ERR_ARGUMENT for a
  * capsule node outside the model; allocates working memory with the model's allocator. */
 sinew_result sinew_metrics_capsule_share(const sinew_model *model, const sinew_clip *clip,
                                          uint32_t samples, const uint8_t *selected,

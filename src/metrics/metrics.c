@@ -251,6 +251,45 @@ void sinew_metrics_dominated_by(const sinew_model *model, const int32_t *joints,
     }
 }
 
+/* Depth (a share of the radius) by which a sample must pass its modelled depth to count: the
+ * rest pose skinned in float lands within 4e-7 H of the bind pose (the procedural fox), so skin
+ * held as modelled differs from its bind depth by about 1e-6 of a radius; a thousandth keeps
+ * that noise out and counts any intrusion a player could see. */
+#define MODELLED_SLACK 1e-3f
+
+/* How deep inside each capsule each selected vertex was modelled (bind space: the capsule
+ * between its nodes' bind positions, its radius as given), 1 - distance / radius where inside,
+ * else 0: vertex-major, capsule_count a vertex. NULL when out of memory. A capsule whose ends are
+ * not joints has no bind place here and counts nothing as modelled. */
+static float *bind_depths(const sinew_model *model, const uint8_t *selected,
+                          const sinew_dyn_capsule *capsules, uint32_t capsule_count)
+{
+    const uint32_t V = model->mesh.vertex_count;
+    float *out = sinew_alloc(&model->allocator, (size_t)V * capsule_count + 1, sizeof *out);
+    if (!out) return NULL;
+    for (uint32_t c = 0; c < capsule_count; c++) {
+        const int32_t ja = model->nodes[capsules[c].node_a].joint,
+                      jb = model->nodes[capsules[c].node_b].joint;
+        const int placed = ja >= 0 && jb >= 0 && (uint32_t)ja < model->skin.joint_count &&
+                           (uint32_t)jb < model->skin.joint_count && capsules[c].radius > 0;
+        const sinew_vec3 b = placed ? sinew_mat4_translation(&model->skin.joints[jb].bind)
+                                    : sinew_vec3_make(0, 0, 0);
+        const sinew_vec3 a =
+            placed ? sinew_vec3_lerp(sinew_mat4_translation(&model->skin.joints[ja].bind), b,
+                                     capsules[c].start)
+                   : b;
+        for (uint32_t v = 0; v < V; v++) {
+            float depth = 0.0f;
+            if (placed && selected && selected[v]) {
+                const float d = sinew_segment_distance(model->mesh.positions[v], a, b);
+                if (d < capsules[c].radius) depth = 1.0f - d / capsules[c].radius;
+            }
+            out[(size_t)v * capsule_count + c] = depth;
+        }
+    }
+    return out;
+}
+
 sinew_result sinew_metrics_capsule_share(const sinew_model *model, const sinew_clip *clip,
                                          uint32_t samples, const uint8_t *selected,
                                          const sinew_dyn_capsule *capsules, uint32_t capsule_count,
@@ -268,10 +307,11 @@ sinew_result sinew_metrics_capsule_share(const sinew_model *model, const sinew_c
     /* each capsule at the current moment: its ends and its radius in world units */
     sinew_vec3 *ends = sinew_alloc(al, 2 * (size_t)capsule_count + 1, sizeof *ends);
     float *radius = sinew_alloc(al, (size_t)capsule_count + 1, sizeof *radius);
+    float *modelled = bind_depths(model, selected, capsules, capsule_count);
     skinner s;
-    sinew_result r = ends && radius ? skinner_init(&s, model, err)
-                                    : sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY,
-                                                      "capsule share: out of memory");
+    sinew_result r = ends && radius && modelled ? skinner_init(&s, model, err)
+                                                : sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY,
+                                                                  "capsule share: out of memory");
     for (uint32_t k = 0; r == SINEW_OK && k < samples; k++) {
         skinner_at(&s, clip, k, samples);
         for (uint32_t c = 0; c < capsule_count; c++) {
@@ -289,15 +329,17 @@ sinew_result sinew_metrics_capsule_share(const sinew_model *model, const sinew_c
             float depth = 0.0f; /* a vertex inside two capsules (at a knee) counts once */
             for (uint32_t c = 0; c < capsule_count; c++) {
                 const float d = sinew_segment_distance(s.pos[v], ends[2 * c], ends[2 * c + 1]);
-                if (d < radius[c]) depth = fmaxf(depth, 1.0f - d / radius[c]);
+                const float deeper = 1.0f - d / radius[c] - modelled[(size_t)v * capsule_count + c];
+                if (deeper > MODELLED_SLACK) depth = fmaxf(depth, deeper);
             }
             if (depth > 0.0f) out->inside++;
             out->deepest = fmaxf(out->deepest, depth);
         }
     }
-    if (ends && radius && r == SINEW_OK) skinner_free(&s);
+    if (ends && radius && modelled && r == SINEW_OK) skinner_free(&s);
     sinew_free(al, ends);
     sinew_free(al, radius);
+    sinew_free(al, modelled);
     out->share = out->samples ? (float)((double)out->inside / (double)out->samples) : 0.0f;
     return r;
 }

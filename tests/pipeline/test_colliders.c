@@ -6,6 +6,7 @@
 #include "test_util.h"
 
 #include "sinew/creature.h"
+#include "sinew/metrics.h"
 #include "sinew/pipeline.h"
 
 #define DEG ((float)(SINEW_PI / 180.0))
@@ -86,11 +87,48 @@ static void test_lowered_tail_is_kept_out_by_colliders(void **state)
     assert_true(on.deepest < 0.5f);
 }
 
+/* Skin as modelled is not inside a leg, however thick the capsule: a clip that holds the rest
+ * pose counts nothing even with the legs' capsules three times as thick as their skin (so that
+ * the hips' and tail root's skin lies inside them at rest), and the same capsules count the
+ * skin a sprint pushes deeper. */
+static void test_skin_as_modelled_is_not_inside(void **state)
+{
+    (void)state;
+    sinew_model *m = NULL;
+    assert_int_equal(sinew_creature_build(SINEW_CREATURE_FOX, NULL, &m, NULL, NULL), SINEW_OK);
+    sinew_dyn_capsule caps[SINEW_DYN_MAX_CAPSULES];
+    uint32_t count = 0, legs = 0;
+    assert_int_equal(sinew_body_capsules(m, caps, SINEW_DYN_MAX_CAPSULES, &count, &legs, NULL),
+                     SINEW_OK);
+    assert_true(legs >= 2);
+    for (uint32_t c = 0; c < legs; c++)
+        caps[c].radius *= 3.0f;
+    uint8_t *all = malloc(m->mesh.vertex_count);
+    memset(all, 1, m->mesh.vertex_count);
+    sinew_clip still;
+    memset(&still, 0, sizeof still); /* no channels: the rest pose throughout */
+    still.duration = 1.0f;
+    sinew_capsule_share at_rest, sprint;
+    assert_int_equal(sinew_metrics_capsule_share(m, &still, 8, all, caps, legs, &at_rest, NULL),
+                     SINEW_OK);
+    const int32_t c = sinew_model_find_clip(m, "Sprint");
+    assert_true(c >= 0);
+    assert_int_equal(
+        sinew_metrics_capsule_share(m, &m->clips[c], 8, all, caps, legs, &sprint, NULL), SINEW_OK);
+    print_message("capsules x3: inside at rest %.3f%%, in the sprint %.3f%%\n",
+                  100.0 * at_rest.share, 100.0 * sprint.share);
+    assert_true(at_rest.samples > 0 && at_rest.inside == 0);
+    assert_true(sprint.inside > 0);
+    free(all);
+    sinew_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_tail_stays_out_of_the_legs),
         cmocka_unit_test(test_lowered_tail_is_kept_out_by_colliders),
+        cmocka_unit_test(test_skin_as_modelled_is_not_inside),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
