@@ -91,9 +91,12 @@ typedef struct sinew_tail_result {
      * guard_samples moments: clip_count entries when baked and the skeleton has legs, else
      * NULL. Whether the bake used colliders is in each track (sinew_bake_track). */
     sinew_capsule_share *legs;
-    uint32_t leg_capsules; /* the capsules measured */
-    int vrm;               /* 1 when VRMC_springBone was written (vrm_springs) */
-    sinew_vrm_fit vrm_fit; /* its fit and predicted error, when vrm */
+    uint32_t leg_capsules;   /* the capsules measured */
+    int colliders_turned_on; /* 1 when the job turned the body colliders on for the tail: with
+                                them left to AUTO its chained skin entered a leg on some clip
+                                (more than 0.5% of its samples) */
+    int vrm;                 /* 1 when VRMC_springBone was written (vrm_springs) */
+    sinew_vrm_fit vrm_fit;   /* its fit and predicted error, when vrm */
     sinew_allocator allocator;
 } sinew_tail_result;
 

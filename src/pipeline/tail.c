@@ -635,43 +635,72 @@ static sinew_result drop_chains(const sinew_tail_options *o, sinew_tail_result *
     return sinew_rig_build_chain(res->input, &o->rig, &res->report, &res->plan, err);
 }
 
-/* The chained skin inside the hind legs' capsules over every clip of the result. */
-static sinew_result leg_shares(sinew_tail_result *res, uint32_t samples, sinew_error *err)
+/* The chained skin (the vertices a chain's bone dominates: the body skin round a root that the
+ * chain re-weights too, its collar, is the body's and may lie on a thigh) inside the hind legs'
+ * capsules over every clip of `m` (the plan's chains applied): per clip into `out` (NULL: not
+ * kept; m->clip_count entries), the most of any clip into *worst, the leg capsules into *legs
+ * (0: no legs, nothing measured). */
+static sinew_result chained_in_legs(const sinew_model *m, const sinew_rig_plan *plan,
+                                    uint32_t samples, const sinew_allocator *al,
+                                    sinew_capsule_share *out, float *worst, uint32_t *legs,
+                                    sinew_error *err)
 {
     sinew_dyn_capsule capsules[SINEW_DYN_MAX_CAPSULES];
-    uint32_t count = 0, legs = 0;
+    uint32_t count = 0;
     sinew_error local;
-    sinew_result r =
-        sinew_body_capsules(res->model, capsules, SINEW_DYN_MAX_CAPSULES, &count, &legs, &local);
+    *worst = 0;
+    *legs = 0;
+    sinew_result r = sinew_body_capsules(m, capsules, SINEW_DYN_MAX_CAPSULES, &count, legs, &local);
     if (r == SINEW_ERR_OUT_OF_MEMORY) return sinew_error_set(err, r, "%s", local.message);
-    if (r != SINEW_OK || !legs) return SINEW_OK; /* no legs: nothing to be inside */
-    res->legs = sinew_alloc(&res->allocator, res->model->clip_count + 1, sizeof *res->legs);
-    if (!res->legs) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
-    res->leg_capsules = legs;
-    /* The chained skin: the vertices a chain's bone dominates (the body skin round a root that
-     * the chain re-weights too, its collar, is the body's and may lie on a thigh). */
-    const sinew_model *m = res->model;
-    uint8_t *chain_joint = sinew_alloc(&res->allocator, m->skin.joint_count + 1, 1);
-    uint8_t *chained = sinew_alloc(&res->allocator, m->mesh.vertex_count + 1, 1);
+    if (r != SINEW_OK || !*legs) { /* no legs: nothing to be inside */
+        *legs = 0;
+        return SINEW_OK;
+    }
+    uint8_t *chain_joint = sinew_alloc(al, m->skin.joint_count + 1, 1);
+    uint8_t *chained = sinew_alloc(al, m->mesh.vertex_count + 1, 1);
     if (!chain_joint || !chained)
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
     for (uint32_t j = 0; r == SINEW_OK && j < m->skin.joint_count; j++) {
         const char *name = m->nodes[m->skin.joints[j].node].name;
-        for (uint32_t c = 0; name && c < res->plan.chain_count; c++)
-            for (uint32_t b = 0; b < res->plan.chains[c].bone_count; b++)
-                if (!strcmp(name, res->plan.chains[c].bones[b].name)) chain_joint[j] = 1;
+        for (uint32_t c = 0; name && c < plan->chain_count; c++)
+            for (uint32_t b = 0; b < plan->chains[c].bone_count; b++)
+                if (!strcmp(name, plan->chains[c].bones[b].name)) chain_joint[j] = 1;
     }
     for (uint32_t v = 0; r == SINEW_OK && v < m->mesh.vertex_count; v++) {
         const uint16_t j = m->mesh.influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
         chained[v] = j < m->skin.joint_count && chain_joint[j];
     }
-    for (uint32_t c = 0; r == SINEW_OK && c < m->clip_count; c++)
-        r = sinew_metrics_capsule_share(m, &m->clips[c], samples, chained, capsules, legs,
-                                        &res->legs[c], err);
-    sinew_free(&res->allocator, chain_joint);
-    sinew_free(&res->allocator, chained);
+    for (uint32_t c = 0; r == SINEW_OK && c < m->clip_count; c++) {
+        sinew_capsule_share share;
+        r = sinew_metrics_capsule_share(m, &m->clips[c], samples, chained, capsules, *legs, &share,
+                                        err);
+        if (r == SINEW_OK && out) out[c] = share;
+        if (r == SINEW_OK) *worst = fmaxf(*worst, share.share);
+    }
+    sinew_free(al, chain_joint);
+    sinew_free(al, chained);
     return r;
 }
+
+/* The chained skin inside the hind legs' capsules over every clip of the result. */
+static sinew_result leg_shares(sinew_tail_result *res, uint32_t samples, sinew_error *err)
+{
+    res->legs = sinew_alloc(&res->allocator, res->model->clip_count + 1, sizeof *res->legs);
+    if (!res->legs) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+    float worst;
+    sinew_result r = chained_in_legs(res->model, &res->plan, samples, &res->allocator, res->legs,
+                                     &worst, &res->leg_capsules, err);
+    if (r == SINEW_OK && !res->leg_capsules) {
+        sinew_free(&res->allocator, res->legs);
+        res->legs = NULL;
+    }
+    return r;
+}
+
+/* The chained skin a chain may leave inside a leg on a clip before the job turns the body
+ * colliders on for its tail (sinew_bake_colliders AUTO): the bar of the body colliders'
+ * measure on the shared models (0.5%). */
+#define LEG_SHARE_BAR 0.005f
 
 sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *options,
                             sinew_tail_result *res, sinew_error *err)
@@ -692,7 +721,10 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
     if (r == SINEW_OK) r = sinew_rig_build_chain(res->input, &o.rig, &res->report, &res->plan, err);
     if (r != SINEW_OK || (res->plan.chain_count == 0 && res->plan.changed_count == 0)) return r;
     const sinew_model *input = res->input;
-    /* The check runs again without the chains it drops one kind at a time (see below). */
+    /* The check runs again without the chains it drops one kind at a time, and with the body
+     * colliders on and then off again where it weighs them (see below). */
+    int colliders_stage = 0; /* 0 not weighed, 1 weighing them on, 2 settled */
+    uint32_t returned_without = 0;
     while (!o.no_guard && input->clip_count) {
         res->root_blend = res->plan.root_blend;
         res->blend_new_torn[0] = res->blend_new_torn[1] = -1;
@@ -716,6 +748,30 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
             r = apply_plan(trial, input, &res->plan, &o, 1, &trial_model, NULL, err);
         if (r == SINEW_OK)
             r = check(input, trial_model, &res->plan, try_other ? &alt : NULL, &o, res, err);
+        /* A tail that enters a leg on some clip with the colliders left to AUTO (off for a
+         * tail at the default carry) is weighed again with them on, and they stay on unless
+         * the check then has to give more of the root's skin back (the contact turns the root
+         * against the thigh): the check always weighs the chain as it will be baked. */
+        int again = 0;
+        if (r == SINEW_OK && colliders_stage == 0 &&
+            o.bake.colliders == SINEW_BAKE_COLLIDERS_AUTO && !o.bake.capsules &&
+            tail_chains(&res->plan)) {
+            float worst;
+            uint32_t legs;
+            r = chained_in_legs(trial_model, &res->plan, o.guard_samples, &res->allocator, NULL,
+                                &worst, &legs, err);
+            if (r == SINEW_OK && worst > LEG_SHARE_BAR) {
+                returned_without = res->returned;
+                o.bake.colliders = SINEW_BAKE_COLLIDERS_ON;
+                colliders_stage = again = 1;
+            }
+        } else if (r == SINEW_OK && colliders_stage == 1) {
+            colliders_stage = 2;
+            if (res->returned > returned_without)
+                o.bake.colliders = SINEW_BAKE_COLLIDERS_OFF, again = 1;
+            else
+                res->colliders_turned_on = 1;
+        }
         if (res->root_blend != alt.root_blend || !try_other)
             for (uint32_t p = 0; p < np; p++)
                 res->report.pieces[p].distance_after = reach[p];
@@ -725,6 +781,18 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
         sinew_model_free(trial_model);
         trial = NULL;
         trial_model = NULL;
+        if (again) { /* the check again from the plan as built (it may have given skin back) */
+            sinew_free(&res->allocator, res->clips);
+            res->clips = NULL;
+            res->clip_count = 0;
+            res->guarded = 0;
+            res->returned = 0;
+            sinew_rig_plan_free(&res->plan);
+            if ((r = sinew_rig_build_chain(input, &o.rig, &res->report, &res->plan, err)) !=
+                SINEW_OK)
+                return r;
+            continue;
+        }
         /* Ears whose skin came out worse go first; a tail or wing that harms the body goes
          * next, the ears checked again alone; then whatever is left, all at once. Each pass
          * drops a kind, so there are at most three. */

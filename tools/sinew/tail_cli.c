@@ -321,6 +321,7 @@ cJSON *tail_cli_report_json(const sinew_tail_result *run, const char *in, const 
     if (run->legs) {
         cJSON *legs = cJSON_AddObjectToObject(root, "in_legs");
         cJSON_AddNumberToObject(legs, "capsules", run->leg_capsules);
+        cJSON_AddBoolToObject(legs, "colliders_turned_on", run->colliders_turned_on);
         cJSON_AddNumberToObject(legs, "colliders", run->bakes ? run->bakes[0].capsule_count : 0);
         cJSON *per = cJSON_AddArrayToObject(legs, "clips");
         for (uint32_t c = 0; c < run->model->clip_count; c++) {
@@ -523,6 +524,9 @@ void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
         bake_cli_print(run->model, run->bakes);
         bake_cli_print_colliders(run->model, run->bakes);
     }
+    if (run->colliders_turned_on)
+        printf("  colliders on for the tail: without them its skin entered a leg on some clip "
+               "(more than 0.5%% of its samples)\n");
     for (uint32_t c = 0; run->legs && c < run->model->clip_count; c++)
         if (run->legs[c].inside)
             printf("  in legs: %s %.2f%% of the chained skin samples inside a leg (deepest "
