@@ -509,6 +509,17 @@ static void test_input_faults_exit_1(void **state)
     assert_non_null(strstr(out, "unsupported: "));
     assert_non_null(strstr(out, "mesh is empty"));
     assert_false(test_file_exists(o));
+    /* A clip the file lacks: exit 1, and every command that takes a clip lists those it has. */
+    static const char *const clip_commands[] = {"stretch '%s' --clip Nope",
+                                                "render '%s' --clip Nope -o '%s.png'",
+                                                "solve --source '%s' --control --clips Nope"};
+    for (size_t k = 0; k < sizeof clip_commands / sizeof clip_commands[0]; k++) {
+        char command[1400];
+        snprintf(command, sizeof command, clip_commands[k], mouse, o);
+        assert_int_equal(test_run(out, sizeof out, "'%s' %s", bin, command), 1);
+        assert_non_null(strstr(out, "no clip named \"Nope\"; it has: \""));
+    }
+    assert_false(test_file_exists(o));
     /* A usage error is still one. */
     assert_int_equal(test_run(out, sizeof out, "'%s' tail '%s' -o '%s' --carry -30", bin, in, o),
                      2);

@@ -319,3 +319,16 @@ void cli_join_words(char *out, size_t size, const char *const *words, int count)
         used += (size_t)snprintf(out + used, size - used, "%s%s",
                                  i == 0 ? "" : (i == count - 1 ? " and " : ", "), words[i]);
 }
+
+sinew_result cli_no_clip(sinew_error *err, const char *file, const sinew_model *model,
+                         const char *name)
+{
+    char names[768] = "";
+    size_t len = 0;
+    for (uint32_t k = 0; k < model->clip_count && len < sizeof names; k++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s \"%s\"", k ? "," : "",
+                                model->clips[k].name);
+    if (!model->clip_count) snprintf(names, sizeof names, " no clips");
+    return sinew_error_set(err, SINEW_ERR_NOT_FOUND, "%s: no clip named \"%s\"; it has:%s", file,
+                           name, names);
+}

@@ -60,6 +60,11 @@ int cli_is_help(const char *arg);
 int cli_parse_write_option(const char *arg, sinew_write_options *w);
 
 /* Parses a finite float / a non-negative integer in [min, max]; 0 on failure. */
+/* SINEW_ERR_NOT_FOUND in err for a clip `name` that `model` (read from `file`) lacks, the
+ * message listing the clips it has: `FILE: no clip named "X"; it has: "Walk", "Run"`. */
+sinew_result cli_no_clip(sinew_error *err, const char *file, const sinew_model *model,
+                         const char *name);
+
 /* The `count` words in `out` as a reader lists them: "a", "a and b", "a, b and c". */
 void cli_join_words(char *out, size_t size, const char *const *words, int count);
 

@@ -471,12 +471,9 @@ static int choose_clips(const solve_args *args, solve_job *job)
          tok = strtok_r(NULL, ",", &save)) {
         int32_t c = sinew_model_find_clip(src, tok);
         if (c < 0) {
-            char names[1024] = "";
-            size_t len = 0;
-            for (uint32_t k = 0; k < src->clip_count && len < sizeof names; k++)
-                len += (size_t)snprintf(names + len, sizeof names - len, "%s \"%s\"", k ? "," : "",
-                                        src->clips[k].name);
-            cli_error(CMD, "%s has no clip named \"%s\"; it has:%s", args->source_path, tok, names);
+            sinew_error err = {0};
+            cli_no_clip(&err, args->source_path, src, tok);
+            cli_error(CMD, "%s", err.message);
             return CLI_EXIT_BAD_INPUT;
         }
         int dup = 0;

@@ -104,7 +104,7 @@ int cmd_stretch(int argc, char **argv)
         cJSON *root = json ? cJSON_CreateObject() : NULL;
         if (root) cJSON_AddStringToObject(root, "file", file);
         if (sinew_model_find_clip(model, clip_name ? clip_name : "") < 0 && clip_name) {
-            sinew_error_set(&err, SINEW_ERR_NOT_FOUND, "%s: no clip named \"%s\"", file, clip_name);
+            cli_no_clip(&err, file, model, clip_name);
             code = cli_report_file("stretch", file, &err);
         } else if (tail_cli_stretch_compare(doc, clip_name, (uint32_t)samples, root, &err) !=
                    SINEW_OK) {
@@ -119,7 +119,7 @@ int cmd_stretch(int argc, char **argv)
     }
     int32_t only = -1;
     if (clip_name && (only = sinew_model_find_clip(model, clip_name)) < 0) {
-        sinew_error_set(&err, SINEW_ERR_NOT_FOUND, "%s: no clip named \"%s\"", file, clip_name);
+        cli_no_clip(&err, file, model, clip_name);
         sinew_model_free(model);
         sinew_document_free(doc);
         return cli_report_file("stretch", file, &err);

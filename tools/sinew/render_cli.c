@@ -15,8 +15,7 @@ sinew_result render_cli_pose(render_panel *p, const sinew_model *m, const char *
     snprintf(p->label, sizeof p->label, "%s", label);
     int32_t clip = m->clip_count ? 0 : -1;
     if (clip_name && (clip = sinew_model_find_clip(m, clip_name)) < 0)
-        return sinew_error_set(err, SINEW_ERR_NOT_FOUND, "%s: no clip named \"%s\"", label,
-                               clip_name);
+        return cli_no_clip(err, label, m, clip_name);
     sinew_transform *pose = calloc(m->node_count + 1, sizeof *pose);
     sinew_mat4 *skin = calloc(m->skin.joint_count + 1, sizeof *skin);
     p->world = calloc(m->node_count + 1, sizeof *p->world);
