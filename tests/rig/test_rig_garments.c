@@ -520,6 +520,36 @@ static void test_skirt_colliders(void **state)
     }
     check_stretch(&on, 0.015f);
     check_motion(&on);
+    /* A garment particle's contact radius is the capsule's (capped at its bind gap) under
+     * SINEW_DYN_NO_SKIN_CONTACT, and wider by its link's skin without it (a tail's). */
+    sinew_dyn_capsule caps[SINEW_DYN_MAX_CAPSULES];
+    uint32_t count = 0, legs = 0;
+    sinew_error err;
+    assert_int_equal(sinew_body_capsules(m, caps, SINEW_DYN_MAX_CAPSULES, &count, &legs, &err),
+                     SINEW_OK);
+    assert_true(legs >= 2);
+    const sinew_rig_chain *ch = &on.res.plan.chains[0];
+    int32_t nodes[SINEW_RIG_MAX_SEGMENTS + 1];
+    for (uint32_t b = 0; b < ch->bone_count; b++)
+        nodes[b] = sinew_model_find_node(m, ch->bones[b].name);
+    const sinew_dyn_chain_desc desc = {nodes, ch->bone_count - 1, nodes[ch->bone_count - 1], caps,
+                                       legs};
+    sinew_dyn_params prm;
+    sinew_dyn_params_default(&prm);
+    sinew_dyn_rig *skin = NULL, *points = NULL;
+    assert_int_equal(sinew_dyn_rig_create(m, &desc, &prm, NULL, &skin, &err), SINEW_OK);
+    prm.disable |= SINEW_DYN_NO_SKIN_CONTACT;
+    assert_int_equal(sinew_dyn_rig_create(m, &desc, &prm, NULL, &points, &err), SINEW_OK);
+    int wider = 0;
+    for (uint32_t i = 0; i < sinew_dyn_rig_joint_count(points); i++)
+        for (uint32_t c = 0; c < legs; c++) {
+            const float at = sinew_dyn_rig_contact_radius(points, i, c);
+            assert_true(at > 0 && at <= caps[c].radius * (1 + 1e-4f));
+            wider += sinew_dyn_rig_contact_radius(skin, i, c) > at * 1.05f;
+        }
+    assert_true(wider > 0);
+    sinew_dyn_rig_free(skin);
+    sinew_dyn_rig_free(points);
     free_case(&off);
     free_case(&on);
 }
