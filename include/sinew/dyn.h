@@ -76,8 +76,13 @@ enum {
     SINEW_DYN_NO_FLOOR = 1u << 2,         /* floor contact */
     SINEW_DYN_NO_FORWARD_PLANE = 1u << 3, /* plane through the tail root keeping it behind */
     SINEW_DYN_NO_GRAVITY = 1u << 4,
-    SINEW_DYN_NO_CARRY = 1u << 5,   /* carry = 0 (curvature still applies) */
-    SINEW_DYN_NO_TELEPORT = 1u << 6 /* never reset on a jump */
+    SINEW_DYN_NO_CARRY = 1u << 5,    /* carry = 0 (curvature still applies) */
+    SINEW_DYN_NO_TELEPORT = 1u << 6, /* never reset on a jump */
+    /* a particle's contact radius with a body capsule is the capsule's alone, not widened by
+     * the skin its link dominates (still capped at the bind gap, see "body colliders"): a
+     * garment's chains lie on its sheet, whose skin spreads across to the neighbouring chains
+     * rather than round the bone (the coupled bake keeps the sheet between them out) */
+    SINEW_DYN_NO_SKIN_CONTACT = 1u << 7
 };
 
 /* Spring-chain parameters. A zeroed struct means the article's defaults (the defaults written

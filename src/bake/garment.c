@@ -8,17 +8,20 @@
 /* A garment rests as it was modelled (the full modelled curve, no carry: a cape or skirt is
  * draped, not held up like a tail) under gravity, and has no forward plane (a tail's, keeping
  * it behind the body: a skirt's front chains hang in front of their root). The springs, bend
- * limits and floor are the tail's (the other fields of the caller's params). This is the one
- * place a garment's springs differ from a tail's: body colliders around the legs, which a
- * garment needs (the skirt's thighs swing into it: tests/rig/test_rig_garments.c measures the
- * share of its skin inside a leg), are switched on here when the runtime has them. */
+ * limits and floor are the tail's (the other fields of the caller's params). Against the body
+ * colliders a garment's particles are points on its sheet (SINEW_DYN_NO_SKIN_CONTACT): the
+ * skin a garment joint dominates spreads across to the neighbouring chains, and its median
+ * distance (a tube's radius for a tail) widened each particle so that a thigh pushed the
+ * skirt's front chains apart around it and tore it (the procedural skirt with `--colliders
+ * on`: Sprint torn 1.7% and p99 1.53, Crouch 2.4% and 1.46; with points and the ring's edges
+ * kept out by the coupled bake, 0.3% and 1.28, 1.2% and 1.25). */
 static sinew_dyn_params garment_params(const sinew_dyn_params *tail)
 {
     sinew_dyn_params p;
     memset(&p, 0, sizeof p);
     if (tail) p = *tail;
     p.rest_curve = 1.0f;
-    p.disable |= SINEW_DYN_NO_FORWARD_PLANE | SINEW_DYN_NO_CARRY;
+    p.disable |= SINEW_DYN_NO_FORWARD_PLANE | SINEW_DYN_NO_CARRY | SINEW_DYN_NO_SKIN_CONTACT;
     return p;
 }
 
@@ -33,9 +36,11 @@ sinew_result sinew_bake_garment(sinew_document *doc, sinew_model *model,
     memset(&o, 0, sizeof o);
     if (options) o = *options;
     o.params = &params;
-    /* The body colliders stay off unless asked for: with them, the coupled chains of the
-     * procedural skirt kept 3.0% and 5.5% of its skin samples inside a leg in Sprint and Crouch
-     * (6.4% and 11.1% without) but tore 1.7% and 2.4% of its edge samples (none without). */
+    /* The body colliders stay off unless asked for: with them (their contact at the capsules'
+     * own radius, the coupled bake keeping the ring's edges out too), the coupled chains of
+     * the procedural skirt keep 0.1%, 2.3% and 6.5% of its skin samples inside a leg in Walk,
+     * Sprint and Crouch (3.2%, 6.4% and 11.1% without) and meet the stretch bars but for
+     * Crouch, where 1.2% of its edge samples tear (0.1% without; the bar is 0.5%). */
     if (o.colliders == SINEW_BAKE_COLLIDERS_AUTO) o.colliders = SINEW_BAKE_COLLIDERS_OFF;
     sinew_result r = SINEW_OK;
     for (uint32_t c = 0; r == SINEW_OK && c < model->clip_count; c++) {

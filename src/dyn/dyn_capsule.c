@@ -92,8 +92,9 @@ sinew_result dyn_rig_capsules(sinew_dyn_rig *rig, const sinew_model *model, cons
         /* the particle's own radius: the median of its link's skin, as the capsules' (a
          * higher rank for the link changed nothing on the procedural fox's hanging tail:
          * ranks 0.5, 0.75 and 0.9 left the same skin inside its legs, the root ring's) */
-        float own =
-            joint >= 0 ? sinew_dyn_skin_radius(model, (uint32_t)joint, head, tip, 0.5f) : 0.0f;
+        float own = joint >= 0 && !(rig->params.disable & SINEW_DYN_NO_SKIN_CONTACT)
+                        ? sinew_dyn_skin_radius(model, (uint32_t)joint, head, tip, 0.5f)
+                        : 0.0f;
         if (own < 0.0f)
             return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "dyn rig: out of memory");
         for (uint32_t c = 0; c < count; c++) {

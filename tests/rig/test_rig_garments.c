@@ -37,7 +37,8 @@ typedef struct garment_case {
     sinew_tail_result res;
 } garment_case;
 
-static void run_case(garment_case *g, sinew_creature_kind kind, sinew_rig_garment garment)
+static void run_case(garment_case *g, sinew_creature_kind kind, sinew_rig_garment garment,
+                     sinew_bake_colliders colliders)
 {
     memset(g, 0, sizeof *g);
     g->kind = kind;
@@ -56,6 +57,7 @@ static void run_case(garment_case *g, sinew_creature_kind kind, sinew_rig_garmen
     sinew_tail_options opt;
     memset(&opt, 0, sizeof opt);
     opt.rig.garment = garment;
+    opt.bake.colliders = colliders;
     if (sinew_tail_run(g->doc, &opt, &g->res, &err) != SINEW_OK)
         fprintf(stderr, "%s\n", err.message);
     assert_int_equal(g->res.input->mesh.vertex_count, g->truth.vertex_count);
@@ -138,8 +140,9 @@ static void check_weights(const garment_case *g)
     }
 }
 
-/* The garment's skin over every clip: torn <= 0.5%, p99 <= max(body p99, 1.30). */
-static void check_stretch(const garment_case *g)
+/* The garment's skin over every clip: torn <= 0.5% (`crouch_torn` on the Crouch clip),
+ * p99 <= max(body p99, 1.30). */
+static void check_stretch(const garment_case *g, float crouch_torn)
 {
     const sinew_model *m = g->res.model;
     uint8_t *mask = calloc(m->mesh.vertex_count, 1);
@@ -156,7 +159,8 @@ static void check_stretch(const garment_case *g)
                sinew_creature_kind_name(g->kind), m->clips[c].name, (double)garment.p99,
                100.0 * garment.torn_share, (unsigned long long)garment.samples, (double)body.p99);
         assert_true(garment.samples > 0);
-        assert_true(garment.torn_share <= 0.005f);
+        assert_true(garment.torn_share <=
+                    (strcmp(m->clips[c].name, "Crouch") ? 0.005f : crouch_torn));
         assert_true(garment.p99 <= fmaxf(body.p99, 1.30f));
     }
     free(mask);
@@ -459,11 +463,11 @@ static void test_cape(void **state)
 {
     (void)state;
     garment_case g;
-    run_case(&g, SINEW_CREATURE_CAPED, SINEW_RIG_GARMENT_CHAINS);
+    run_case(&g, SINEW_CREATURE_CAPED, SINEW_RIG_GARMENT_CHAINS, SINEW_BAKE_COLLIDERS_AUTO);
     check_chains(&g, 4, 0);
     check_weights(&g);
     check_mirror(&g);
-    check_stretch(&g);
+    check_stretch(&g, 0.005f);
     check_motion(&g);
     check_loops(&g);
     check_coupling(&g);
@@ -476,16 +480,78 @@ static void test_skirt(void **state)
 {
     (void)state;
     garment_case g;
-    run_case(&g, SINEW_CREATURE_SKIRT, SINEW_RIG_GARMENT_CHAINS);
+    run_case(&g, SINEW_CREATURE_SKIRT, SINEW_RIG_GARMENT_CHAINS, SINEW_BAKE_COLLIDERS_AUTO);
     check_chains(&g, 10, 1);
     check_weights(&g);
-    check_stretch(&g);
+    check_stretch(&g, 0.005f);
     check_motion(&g);
     check_loops(&g);
     check_coupling(&g);
     measure_inside_legs(&g, g.res.input, "as rigged");
     measure_inside_legs(&g, g.res.model, "chains");
     free_case(&g);
+}
+
+/* The skirt with the body colliders asked for (`--colliders on`; garments bake without them
+ * by default, see sinew_bake_garment): the chained skin inside a leg
+ * (sinew_metrics_capsule_share, the job's measure, res.legs) falls against the same skirt
+ * baked without them, and the skin stays within the stretch bars except Crouch's torn share,
+ * the gap that keeps the colliders off by default. Measured (colliders off -> on): inside a leg
+ * Walk 3.16% -> 0.09%, Sprint 6.39% -> 2.32%, Crouch 11.11% -> 6.54%; torn Crouch 0.1% ->
+ * 1.2%, the others <= 0.3%. */
+static void test_skirt_colliders(void **state)
+{
+    (void)state;
+    garment_case off, on;
+    run_case(&off, SINEW_CREATURE_SKIRT, SINEW_RIG_GARMENT_CHAINS, SINEW_BAKE_COLLIDERS_AUTO);
+    run_case(&on, SINEW_CREATURE_SKIRT, SINEW_RIG_GARMENT_CHAINS, SINEW_BAKE_COLLIDERS_ON);
+    assert_non_null(off.res.legs);
+    assert_non_null(on.res.legs);
+    assert_non_null(on.res.model);
+    const sinew_model *m = on.res.model;
+    for (uint32_t c = 0; c < m->clip_count; c++) {
+        const float was = off.res.legs[c].share, now = on.res.legs[c].share;
+        printf("skirt %s: %.2f%% of the chained skin inside a leg without colliders, %.2f%% "
+               "with\n",
+               m->clips[c].name, 100.0 * (double)was, 100.0 * (double)now);
+        assert_true(on.res.legs[c].samples > 0);
+        /* at most 0.5% where it was below 4% (Walk, Idle), else at most 0.6 of it */
+        assert_true(now <= (was < 0.04f ? 0.005f : 0.6f * was));
+    }
+    check_stretch(&on, 0.015f);
+    check_motion(&on);
+    /* A garment particle's contact radius is the capsule's (capped at its bind gap) under
+     * SINEW_DYN_NO_SKIN_CONTACT, and wider by its link's skin without it (a tail's). */
+    sinew_dyn_capsule caps[SINEW_DYN_MAX_CAPSULES];
+    uint32_t count = 0, legs = 0;
+    sinew_error err;
+    assert_int_equal(sinew_body_capsules(m, caps, SINEW_DYN_MAX_CAPSULES, &count, &legs, &err),
+                     SINEW_OK);
+    assert_true(legs >= 2);
+    const sinew_rig_chain *ch = &on.res.plan.chains[0];
+    int32_t nodes[SINEW_RIG_MAX_SEGMENTS + 1];
+    for (uint32_t b = 0; b < ch->bone_count; b++)
+        nodes[b] = sinew_model_find_node(m, ch->bones[b].name);
+    const sinew_dyn_chain_desc desc = {nodes, ch->bone_count - 1, nodes[ch->bone_count - 1], caps,
+                                       legs};
+    sinew_dyn_params prm;
+    sinew_dyn_params_default(&prm);
+    sinew_dyn_rig *skin = NULL, *points = NULL;
+    assert_int_equal(sinew_dyn_rig_create(m, &desc, &prm, NULL, &skin, &err), SINEW_OK);
+    prm.disable |= SINEW_DYN_NO_SKIN_CONTACT;
+    assert_int_equal(sinew_dyn_rig_create(m, &desc, &prm, NULL, &points, &err), SINEW_OK);
+    int wider = 0;
+    for (uint32_t i = 0; i < sinew_dyn_rig_joint_count(points); i++)
+        for (uint32_t c = 0; c < legs; c++) {
+            const float at = sinew_dyn_rig_contact_radius(points, i, c);
+            assert_true(at > 0 && at <= caps[c].radius * (1 + 1e-4f));
+            wider += sinew_dyn_rig_contact_radius(skin, i, c) > at * 1.05f;
+        }
+    assert_true(wider > 0);
+    sinew_dyn_rig_free(skin);
+    sinew_dyn_rig_free(points);
+    free_case(&off);
+    free_case(&on);
 }
 
 /* Without --garment chains: nothing grown, the document unchanged (do no harm). */
@@ -495,7 +561,7 @@ static void test_left_alone(void **state)
     const sinew_creature_kind kinds[2] = {SINEW_CREATURE_CAPED, SINEW_CREATURE_SKIRT};
     for (int k = 0; k < 2; k++) {
         garment_case g;
-        run_case(&g, kinds[k], SINEW_RIG_GARMENT_LEAVE);
+        run_case(&g, kinds[k], SINEW_RIG_GARMENT_LEAVE, SINEW_BAKE_COLLIDERS_AUTO);
         assert_null(g.res.model);
         assert_int_equal(g.res.plan.chain_count, 0);
         assert_int_equal(g.res.plan.changed_count, 0);
@@ -566,6 +632,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cape),
         cmocka_unit_test(test_skirt),
+        cmocka_unit_test(test_skirt_colliders),
         cmocka_unit_test(test_left_alone),
     };
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
