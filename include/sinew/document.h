@@ -136,6 +136,10 @@ uint32_t sinew_document_node_count(const sinew_document *doc);
 uint32_t sinew_document_animation_count(const sinew_document *doc);
 /* Name of animation `index` ("" when it has none). */
 const char *sinew_document_animation_name(const sinew_document *doc, uint32_t index);
+/* 1 when animation `index` goes by `name`: its own name, or, when it has none, the name the
+ * model gives it (sinew_clip.name, "animation_<index>", as three.js's GLTFLoader does), so
+ * that a clip found by its model name is the document's animation of that index. */
+int sinew_document_animation_named(const sinew_document *doc, uint32_t index, const char *name);
 
 /* Appends a node named `name` with TRS `local` as a child of `parent_node` (an existing node
  * index; sinew only adds nodes under existing ones). *out_node gets the new node index. */

@@ -263,3 +263,13 @@ const char *sinew_document_animation_name(const sinew_document *doc, uint32_t in
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(a, "name");
     return cJSON_IsString(n) ? n->valuestring : "";
 }
+
+int sinew_document_animation_named(const sinew_document *doc, uint32_t index, const char *name)
+{
+    if (!doc || !name || index >= io_count(doc, IO_ANIMATIONS)) return 0;
+    const char *own = sinew_document_animation_name(doc, index);
+    if (*own) return !strcmp(own, name);
+    char fallback[32];
+    snprintf(fallback, sizeof fallback, IO_UNNAMED_ANIMATION, index);
+    return !strcmp(fallback, name);
+}

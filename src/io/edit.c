@@ -400,7 +400,7 @@ sinew_result sinew_document_find_animation(sinew_document *doc, const char *name
         return sinew_error_set(err, SINEW_ERR_ARGUMENT, "sinew_document_find_animation: NULL");
     uint32_t n = io_count(doc, IO_ANIMATIONS);
     for (uint32_t i = 0; i < n; i++)
-        if (!strcmp(sinew_document_animation_name(doc, i), name)) {
+        if (sinew_document_animation_named(doc, i, name)) {
             *out_animation = (int32_t)i;
             return SINEW_OK;
         }

@@ -27,6 +27,10 @@ enum {
 #define IO_EXPANSION_BUDGET(file) (16 * (uint64_t)(file) + ((uint64_t)64 << 20))
 
 /* The glTF top-level arrays of objects; io_kind_key gives each one's JSON key. */
+/* What an animation without a name is called (by index): the model's clip name, and the
+ * name three.js's GLTFLoader gives it. */
+#define IO_UNNAMED_ANIMATION "animation_%u"
+
 typedef enum io_kind {
     IO_ACCESSORS,
     IO_ANIMATIONS,

@@ -548,7 +548,7 @@ static sinew_result build_clips(view_ctx *c, sinew_error *err)
         clip->gltf_animation = (int32_t)an;
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(anim, "name");
         char fallback[32];
-        snprintf(fallback, sizeof fallback, "animation_%u", an);
+        snprintf(fallback, sizeof fallback, IO_UNNAMED_ANIMATION, an);
         clip->name = io_strdup(c->a, cJSON_IsString(name) && *name->valuestring ? name->valuestring
                                                                                 : fallback);
         if (!clip->name) return oom(c, err);

@@ -557,6 +557,34 @@ static void test_edits(void **state)
  * another clip stay until that one is replaced too; then they go, with the bufferView only
  * they used, and every index after them is renumbered. An accessor the file itself left
  * unused stays, and so does everything in a file naming an extension sinew does not know. */
+/* An animation without a name goes by the name the model gives its clip, "animation_<index>":
+ * finding it by that name finds it (a solve writing a clip of that name replaces it), and
+ * nothing else goes by it. */
+static void test_unnamed_animation_goes_by_its_clip_name(void **state)
+{
+    (void)state;
+    fixture fx;
+    fixture_init(&fx);
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetArrayItem(fx_at(fx.json, "animations"), 0),
+                                            "name");
+    sinew_document *doc = load_fixture(&fx, 1);
+    sinew_model *m = NULL;
+    sinew_error err = {0};
+    assert_int_equal(sinew_model_from_document(doc, NULL, &m, &err), SINEW_OK);
+    assert_string_equal(m->clips[0].name, "animation_0");
+    assert_string_equal(sinew_document_animation_name(doc, 0), "");
+    assert_true(sinew_document_animation_named(doc, 0, "animation_0"));
+    assert_false(sinew_document_animation_named(doc, 0, "animation_1"));
+    assert_false(sinew_document_animation_named(doc, 0, ""));
+    int32_t anim = -1;
+    assert_int_equal(sinew_document_find_animation(doc, m->clips[0].name, 0, &anim, &err),
+                     SINEW_OK);
+    assert_int_equal(anim, 0);
+    assert_int_equal(sinew_document_animation_count(doc), 1);
+    sinew_model_free(m);
+    sinew_document_free(doc);
+}
+
 static void test_released_dropped(void **state)
 {
     (void)state;
@@ -694,6 +722,7 @@ int main(void)
         cmocka_unit_test(test_passthrough),
         cmocka_unit_test(test_write_deterministic),
         cmocka_unit_test(test_edits),
+        cmocka_unit_test(test_unnamed_animation_goes_by_its_clip_name),
         cmocka_unit_test(test_released_dropped),
         cmocka_unit_test(test_from_model),
         cmocka_unit_test(test_skeleton_repair),

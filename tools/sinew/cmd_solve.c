@@ -527,7 +527,7 @@ static int prepare(solve_args *args, solve_job *job)
     if (args->out_path && !args->replace)
         for (uint32_t c = 0; c < job->nchosen; c++)
             for (uint32_t a = 0; a < sinew_document_animation_count(job->rig_doc); a++)
-                if (!strcmp(sinew_document_animation_name(job->rig_doc, a), job->chosen[c]->name))
+                if (sinew_document_animation_named(job->rig_doc, a, job->chosen[c]->name))
                     return cli_usage_error(CMD,
                                            "%s already has an animation \"%s\": use --replace to "
                                            "overwrite it",
