@@ -69,11 +69,19 @@ const CONTROL_NEED = { q: 99.8, mean: 0.01 };
 
 // Points of Q (percent) and of max error (percent of the diagonal) by which sinew's report
 // may differ from three.js (float32 sampling and skinning on both sides): on every case here
-// and every clip of every control the two agree within 0.001 points of Q and 0.0001 of max,
-// but on CesiumMan's controls (sinew down to 99.961% where three.js plays 100.000%, as on
-// main), where sinew's Q at its solve frames alone was up to 0.005 points off.
+// and every clip of every control the two agree within 0.001 points of Q and 0.0001 of max
+// (CesiumMan's too, since its solved clips replace its unnamed animations instead of being
+// added beside them, where three.js, naming both animation_<index>, played the source's own).
 const Q_TOLERANCE = 0.05;
 const MAX_TOLERANCE = 0.02;
+// Where the two players read one file differently, the max error may differ by more, up to the
+// gap recorded here (and never more: a larger gap fails). SimpleSkin's rotation keys are off
+// unit length by up to 2.3e-4 (1.000232, 0.999849: within the validator's tolerance); three.js
+// composes them as they are, a rotation scaled by |q|^2 (0.046% larger, 0.03% smaller), sinew
+// normalises them as the unit quaternions glTF means, so three.js plays the source up to
+// 0.021% of the diagonal away from any rigid solve while sinew measures none. Q still agrees
+// within Q_TOLERANCE (99.974% against 100.000%). Measured 2026-12-01.
+const KNOWN_MAX_GAP = { 'control_SimpleSkin animation_0': 0.0214 };
 // Key times closer than this are one time (sinew's frame planning merges them the same way).
 const MERGE_SECONDS = 1e-4;
 
@@ -230,9 +238,10 @@ async function check(label, target, tmp, from, clips, need) {
     sum.diag = three.diag;
     const r = c.solve.quality;
     const sinew = { q: 100 * r.q, mean: r.mean_error_pct, max: r.max_error_pct };
-    const agree = Math.abs(sinew.q - three.q) <= Q_TOLERANCE && Math.abs(sinew.max - three.max) <= MAX_TOLERANCE;
+    const maxGap = Math.max(MAX_TOLERANCE, (KNOWN_MAX_GAP[`${label} ${c.name}`] || 0) + 0.001);
+    const agree = Math.abs(sinew.q - three.q) <= Q_TOLERANCE && Math.abs(sinew.max - three.max) <= maxGap;
     const why = [];
-    if (!agree) why.push(`sinew and three.js differ by more than ${Q_TOLERANCE} points of Q or ${MAX_TOLERANCE} of max`);
+    if (!agree) why.push(`sinew and three.js differ by more than ${Q_TOLERANCE} points of Q or ${maxGap} of max`);
     if (need.q !== null && !(three.q >= need.q)) why.push(`three.js must play Q >= ${need.q}%`);
     if (need.mean !== null && !(three.mean <= need.mean)) why.push(`three.js must play mean <= ${need.mean}%`);
     if (why.length) failed++;
