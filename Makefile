@@ -4,6 +4,8 @@
 JOBS ?= 2
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+# The shared test models (as CMake's SINEW_MODELS_DIR): with them present no test may skip.
+MODELS ?= ../shared/models
 
 .PHONY: all test test-fast test-asan demo bench clean format
 
@@ -12,7 +14,8 @@ all:
 	@cmake --build $(BUILD) -j$(JOBS)
 
 test-fast: all
-	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS) -O $(BUILD)/ctest.log
+	@scripts/no_skips.sh $(BUILD)/ctest.log $(MODELS)
 
 # The sanitized build keeps Debug's asserts but compiles at -O1, as AddressSanitizer's own
 # documentation advises for reasonable speed: the same checks, and half the run time of -O0 on
@@ -23,7 +26,9 @@ test-asan:
 	  -DCMAKE_C_FLAGS_DEBUG="$(ASAN_OPT)" -DCMAKE_CXX_FLAGS_DEBUG="$(ASAN_OPT)" >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -LE 'browser|blender|install'
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j$(JOBS) -LE 'browser|blender|install' \
+	  -O $(ASAN_BUILD)/ctest.log
+	@scripts/no_skips.sh $(ASAN_BUILD)/ctest.log $(MODELS)
 
 test: test-fast test-asan
 
