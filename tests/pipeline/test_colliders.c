@@ -149,8 +149,9 @@ static float worst_in_legs(const char *path, sinew_bake_colliders colliders, int
 }
 
 /* A tail at the defaults whose skin enters a leg (the Khronos fox's in Run, its notail copy)
- * gets the colliders from the job, which keep more of it out, and the check gives nothing more
- * back for it; a tail that stays out (the Quaternius wolf's) keeps them off. */
+ * gets the colliders from the job, which keep it under the bar (each link's contact as wide
+ * as the farthest skin it moves: at the median, 0.83% stayed inside), and the check gives
+ * nothing more back for it; a tail that stays out (the Quaternius wolf's) keeps them off. */
 static void test_job_turns_colliders_on_where_the_tail_enters_a_leg(void **state)
 {
     (void)state;
@@ -168,6 +169,7 @@ static void test_job_turns_colliders_on_where_the_tail_enters_a_leg(void **state
     assert_true(off > 0.005f);
     assert_true(on);
     assert_true(chosen < off);
+    assert_true(chosen <= 0.005f); /* the bar: at most 0.5% of its samples in a leg */
     assert_true(returned <= returned_off);
     snprintf(path, sizeof path, "%s/notail/quaternius_Wolf.glb", dir);
     const float wolf = worst_in_legs(path, SINEW_BAKE_COLLIDERS_AUTO, &on, &returned);
