@@ -595,6 +595,20 @@ static int has_chains(const sinew_rig_plan *plan, int ears)
     return 0;
 }
 
+/* Forgets what the check found and builds the plan again from the report (the check may
+ * have given skin back), for the check to run again on it. */
+static sinew_result check_again(const sinew_tail_options *o, sinew_tail_result *res,
+                                sinew_error *err)
+{
+    sinew_free(&res->allocator, res->clips);
+    res->clips = NULL;
+    res->clip_count = 0;
+    res->guarded = 0;
+    res->returned = 0;
+    sinew_rig_plan_free(&res->plan);
+    return sinew_rig_build_chain(res->input, &o->rig, &res->report, &res->plan, err);
+}
+
 /* Leaves the ears (`ears`), or the tails and wings (`!ears`), unchanged (SKIPPED, saying why),
  * rebuilds the plan without them and forgets the check's findings, for the check to run again
  * on what is left. */
@@ -626,13 +640,7 @@ static sinew_result drop_chains(const sinew_tail_options *o, sinew_tail_result *
         res->dropped++;
         res->dropped_ears += (uint32_t)(ears != 0);
     }
-    sinew_free(&res->allocator, res->clips);
-    res->clips = NULL;
-    res->clip_count = 0;
-    res->guarded = 0;
-    res->returned = 0;
-    sinew_rig_plan_free(&res->plan);
-    return sinew_rig_build_chain(res->input, &o->rig, &res->report, &res->plan, err);
+    return check_again(o, res, err);
 }
 
 /* The chained skin (the vertices a chain's bone dominates: the body skin round a root that the
@@ -781,16 +789,8 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
         sinew_model_free(trial_model);
         trial = NULL;
         trial_model = NULL;
-        if (again) { /* the check again from the plan as built (it may have given skin back) */
-            sinew_free(&res->allocator, res->clips);
-            res->clips = NULL;
-            res->clip_count = 0;
-            res->guarded = 0;
-            res->returned = 0;
-            sinew_rig_plan_free(&res->plan);
-            if ((r = sinew_rig_build_chain(input, &o.rig, &res->report, &res->plan, err)) !=
-                SINEW_OK)
-                return r;
+        if (again) {
+            if ((r = check_again(&o, res, err)) != SINEW_OK) return r;
             continue;
         }
         /* Ears whose skin came out worse go first; a tail or wing that harms the body goes
