@@ -664,20 +664,19 @@ static sinew_result chained_in_legs(const sinew_model *m, const sinew_rig_plan *
         *legs = 0;
         return SINEW_OK;
     }
-    uint8_t *chain_joint = sinew_alloc(al, m->skin.joint_count + 1, 1);
+    /* the chains' bones as skin joints of m, and the vertices they dominate */
+    int32_t *chain_joints = sinew_alloc(al, m->skin.joint_count + 1, sizeof *chain_joints);
     uint8_t *chained = sinew_alloc(al, m->mesh.vertex_count + 1, 1);
-    if (!chain_joint || !chained)
+    if (!chain_joints || !chained)
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
-    for (uint32_t j = 0; r == SINEW_OK && j < m->skin.joint_count; j++) {
-        const char *name = m->nodes[m->skin.joints[j].node].name;
-        for (uint32_t c = 0; name && c < plan->chain_count; c++)
-            for (uint32_t b = 0; b < plan->chains[c].bone_count; b++)
-                if (!strcmp(name, plan->chains[c].bones[b].name)) chain_joint[j] = 1;
-    }
-    for (uint32_t v = 0; r == SINEW_OK && v < m->mesh.vertex_count; v++) {
-        const uint16_t j = m->mesh.influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
-        chained[v] = j < m->skin.joint_count && chain_joint[j];
-    }
+    uint32_t n = 0;
+    for (uint32_t c = 0; r == SINEW_OK && c < plan->chain_count; c++)
+        for (uint32_t b = 0; b < plan->chains[c].bone_count; b++) {
+            const int32_t node = sinew_model_find_node(m, plan->chains[c].bones[b].name);
+            if (node >= 0 && m->nodes[node].joint >= 0 && n < m->skin.joint_count)
+                chain_joints[n++] = m->nodes[node].joint;
+        }
+    if (r == SINEW_OK) sinew_metrics_dominated_by(m, chain_joints, n, chained);
     for (uint32_t c = 0; r == SINEW_OK && c < m->clip_count; c++) {
         sinew_capsule_share share;
         r = sinew_metrics_capsule_share(m, &m->clips[c], samples, chained, capsules, *legs, &share,
@@ -685,7 +684,7 @@ static sinew_result chained_in_legs(const sinew_model *m, const sinew_rig_plan *
         if (r == SINEW_OK && out) out[c] = share;
         if (r == SINEW_OK) *worst = fmaxf(*worst, share.share);
     }
-    sinew_free(al, chain_joint);
+    sinew_free(al, chain_joints);
     sinew_free(al, chained);
     return r;
 }
