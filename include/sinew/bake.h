@@ -76,9 +76,11 @@ typedef struct sinew_bake_options {
  * `options` (which may be NULL: no capsules, so 0). SINEW_BAKE_COLLIDERS_ON and _OFF say so;
  * AUTO turns them on for a chain that rests lower or nearer its modelled shape than a tail at
  * the defaults: a carry below the default 50 degrees (or switched off, SINEW_DYN_NO_CARRY), or
- * any share of the modelled curve kept (rest_curve > 0). Wings and garments rest as modelled,
- * so they get colliders; a tail with the default carry and centred arc is held above the hind
- * legs by the carry and behind them by the forward plane, and skips their cost. */
+ * any share of the modelled curve kept (rest_curve > 0). Wings rest as modelled, so they get
+ * colliders; a tail with the default carry and centred arc is held above the hind legs by the
+ * carry and behind them by the forward plane, and skips their cost (the tail job turns them on
+ * for one it finds entering a leg). Garments would get them too, but sinew_bake_garment bakes
+ * without unless asked (ON): with them the procedural skirt tears in Crouch. */
 int sinew_bake_colliders_on(const sinew_bake_options *options, const sinew_dyn_params *params);
 
 /* One clip's baked tail. Arrays are allocated with the bake options' allocator, which the
