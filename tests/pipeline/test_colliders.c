@@ -4,8 +4,11 @@
  * (gravity 30 m/s^2) that swings into the legs in the sprint without colliders stays out with
  * them, which the default AUTO turns on for a lowered carry; skin held as modelled is not
  * counted inside; and the job turns the colliders on for a tail at the defaults that enters a
- * leg (a real file, skipped without the shared models). */
+ * leg (a real file, skipped without the shared models); and every real tail sinew grows (the
+ * notail/ models and the UM bunny) keeps its skin out of the legs. */
 #include "test_util.h"
+
+#include <dirent.h>
 
 #include "sinew/creature.h"
 #include "sinew/document.h"
@@ -177,6 +180,40 @@ static void test_job_turns_colliders_on_where_the_tail_enters_a_leg(void **state
     assert_false(on);
 }
 
+/* Every real file sinew grows a tail on keeps its chained skin out of the legs on every clip,
+ * at the defaults: each notail/ copy of an artist's tailed creature, and the UM bunny. */
+static void test_real_tails_stay_out_of_the_legs(void **state)
+{
+    (void)state;
+    const char *dir = test_models_dir();
+    if (!dir) test_skip();
+    char sub[4200];
+    snprintf(sub, sizeof sub, "%s/notail", dir);
+    DIR *d = opendir(sub);
+    assert_non_null(d);
+    char names[32][256];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 31) {
+        const size_t len = strlen(e->d_name);
+        if (len > 4 && !strcmp(e->d_name + len - 4, ".glb"))
+            snprintf(names[n++], sizeof names[0], "notail/%s", e->d_name);
+    }
+    closedir(d);
+    assert_true(n >= 4);
+    snprintf(names[n++], sizeof names[0], "quaternius_UM_Bunny.glb");
+    for (int i = 0; i < n; i++) {
+        char path[8800];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        int on;
+        uint32_t returned;
+        const float worst = worst_in_legs(path, SINEW_BAKE_COLLIDERS_AUTO, &on, &returned);
+        print_message("%-36s most chained skin inside a leg %.2f%% (colliders %s)\n", names[i],
+                      100.0 * worst, on ? "turned on" : "off");
+        assert_true(worst <= 0.005f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -184,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_lowered_tail_is_kept_out_by_colliders),
         cmocka_unit_test(test_skin_as_modelled_is_not_inside),
         cmocka_unit_test(test_job_turns_colliders_on_where_the_tail_enters_a_leg),
+        cmocka_unit_test(test_real_tails_stay_out_of_the_legs),
     };
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
