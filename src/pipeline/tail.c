@@ -756,6 +756,13 @@ static sinew_result weigh_tail_parent(const sinew_document *doc, sinew_tail_opti
     sinew_result r = sinew_rig_build_chain(res->input, &at_pelvis, &res->report, &alt, err);
     if (r == SINEW_OK) r = carried_in_legs(doc, res->input, &res->plan, o, res, &rigger, err);
     if (r == SINEW_OK) r = carried_in_legs(doc, res->input, &alt, o, res, &from_pelvis, err);
+    if (r == SINEW_OK) {
+        for (uint32_t c = 0; c < res->plan.chain_count && res->rigger_parent < 0; c++)
+            if (res->plan.chains[c].parent_joint != pelvis)
+                res->rigger_parent = res->plan.chains[c].parent_joint;
+        res->rigger_in_legs = rigger;
+        res->pelvis_in_legs = from_pelvis;
+    }
     if (r == SINEW_OK && from_pelvis < rigger) {
         sinew_rig_plan kept = res->plan;
         res->plan = alt, alt = kept;
@@ -778,6 +785,7 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
                             sinew_tail_result *res, sinew_error *err)
 {
     memset(res, 0, sizeof *res);
+    res->rigger_parent = -1;
     sinew_tail_options o;
     memset(&o, 0, sizeof o);
     if (options) o = *options;
