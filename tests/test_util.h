@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -113,6 +114,30 @@ static inline int test_file_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
+}
+
+/* The .glb files of `folder`, sorted by name, as "<prefix><name>" into names (at most `max`
+ * of TEST_NAME_SIZE bytes each); returns how many, or -1 when the folder cannot be opened. */
+#define TEST_NAME_SIZE 256
+static inline int test_compare_names(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+static inline int test_glb_files(const char *folder, const char *prefix,
+                                 char (*names)[TEST_NAME_SIZE], int max)
+{
+    DIR *d = opendir(folder);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < max) {
+        const size_t len = strlen(e->d_name);
+        if (len > 4 && !strcmp(e->d_name + len - 4, ".glb"))
+            snprintf(names[n++], TEST_NAME_SIZE, "%s%s", prefix, e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, TEST_NAME_SIZE, test_compare_names);
+    return n;
 }
 
 #endif

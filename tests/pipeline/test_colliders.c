@@ -8,8 +8,6 @@
  * notail/ models and the UM bunny) keeps its skin out of the legs. */
 #include "test_util.h"
 
-#include <dirent.h>
-
 #include "sinew/creature.h"
 #include "sinew/document.h"
 #include "sinew/metrics.h"
@@ -189,18 +187,10 @@ static void test_real_tails_stay_out_of_the_legs(void **state)
     if (!dir) test_skip();
     char sub[4200];
     snprintf(sub, sizeof sub, "%s/notail", dir);
-    DIR *d = opendir(sub);
-    assert_non_null(d);
-    char names[32][256];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 31) {
-        const size_t len = strlen(e->d_name);
-        if (len > 4 && !strcmp(e->d_name + len - 4, ".glb"))
-            snprintf(names[n++], sizeof names[0], "notail/%s", e->d_name);
-    }
-    closedir(d);
+    char names[32][TEST_NAME_SIZE];
+    int n = test_glb_files(sub, "notail/", names, 31);
     assert_true(n >= 4);
+    if (n < 0) return;
     snprintf(names[n++], sizeof names[0], "quaternius_UM_Bunny.glb");
     for (int i = 0; i < n; i++) {
         char path[8800];

@@ -217,23 +217,14 @@ static void test_notail_models(void **state)
     if (!dir) test_skip();
     char sub[1024];
     snprintf(sub, sizeof sub, "%s/notail", dir);
-    DIR *d = opendir(sub);
-    if (!d) {
+    char names[32][TEST_NAME_SIZE];
+    const int n = test_glb_files(sub, "", names, 32);
+    if (n < 0) {
         fprintf(stderr, "note: %s is absent: skipping\n", sub);
         test_skip();
     }
     char tmp[256];
     assert_non_null(test_tmpdir(tmp, sizeof tmp));
-    char names[32][256];
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 32) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && !strcmp(e->d_name + len - 4, ".glb"))
-            snprintf(names[n++], sizeof names[0], "%s", e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
     assert_true(n >= 4);
     for (int i = 0; i < n; i++)
         check_one(dir, names[i], tmp);
