@@ -8,6 +8,10 @@
 // Cases
 //   notail  every MODELS/notail/*.glb (IN), its artist rig ART = MODELS/<same name>
 //           (Fox_parent.glb uses Fox.glb), OUT = `sinew tail IN -o OUT --report R.json`.
+//   nowing  every MODELS/nowing/*.glb (the artist's wing bones deleted), its artist rig the file
+//           of the same name in MODELS: recall and precision >= 0.90 of sinew's wing chains
+//           against the artist's wing skin (dominant joint named *wing*), and on every clip
+//           named *fly* that skin torn <= 0.5% and p99 <= max(OUT body p99, 1.30).
 //   bunny   MODELS/quaternius_UM_Bunny.glb: a real template rig whose small tail has no
 //           bones and no truth; OUT must grow a chain.
 //   same    every MODELS/*.glb whose tail is already rigged (a skin joint's name contains
@@ -144,6 +148,7 @@ const BOUND = {
   precision: 0.95,
   tailTorn: 0.005,          // share
   tailP99: 1.30,
+  wingShare: 0.90,          // recall and precision of a wing's skin
   swingDegrees: 5,
   longShare: 0.20,          // of the model's size H
   seamDegrees: 0.5,
@@ -335,6 +340,15 @@ async function main() {
                    art: path.join(modelsDir, `${artStem}.glb`) });
     }
   }
+  const nowingDir = path.join(modelsDir, 'nowing');
+  if (fs.existsSync(nowingDir)) {
+    for (const f of fs.readdirSync(nowingDir).filter((n) => /\.glb$/i.test(n)).sort()) {
+      const stem = f.replace(/\.glb$/i, '');
+      if (!wanted(stem)) continue;
+      cases.push({ kind: 'nowing', name: `nowing/${stem}`, stem, input: path.join(nowingDir, f),
+                   art: path.join(modelsDir, f) });
+    }
+  }
   const top = fs.readdirSync(modelsDir).filter((n) => /\.(glb|gltf)$/i.test(n)).sort();
   const bunnyFile = top.find((n) => n.replace(/\.(glb|gltf)$/i, '') === BUNNY);
   if (bunnyFile && wanted(BUNNY))
@@ -389,6 +403,7 @@ async function main() {
       try {
         if (c.kind === 'notail') r = await acceptNotail(ctx, c, validation);
         else if (c.kind === 'bunny') r = await acceptBunny(ctx, c, validation);
+        else if (c.kind === 'nowing') r = await acceptNowing(ctx, c, validation);
         else r = await acceptSame(ctx, c);
       } catch (e) {
         r = newResult(c);
@@ -842,6 +857,7 @@ function newResult(c) {
 }
 // One judged line: ok true / false, or null for information. `key` names it in the summary.
 const KEYS = [[/^vertices/, 'vertices'], [/^chain/, 'chain'], [/^recall/, 'recall'], [/^precision/, 'precision'],
+              [/^OUT wing torn/, 'wing torn'], [/^OUT wing p99/, 'wing p99'],
               [/^OUT tail torn/, 'tail torn'], [/^OUT tail p99/, 'tail p99'], [/^swing/, 'swing'], [/^loop seam/, 'seam'],
               [/^validator/, 'validator'], [/^OUT body p99/, 'body p99'], [/^OUT body torn/, 'body torn'],
               [/^skin weights/, 'weights']];
@@ -1022,6 +1038,54 @@ function everyClip(ctx, IN, OUT, mask, N) {
   return rows;
 }
 
+// nowing/X.glb (the artist's wing bones deleted) against its artist rig: the chains sinew grew
+// (the joints it added) against the artist's wing skin (dominant joint named *wing*), and that
+// skin's stretch on every flying clip (named *fly*, any case) as three.js plays OUT.
+const isWing = (name) => /wing/i.test(name);
+async function acceptNowing(ctx, c, validation) {
+  const N = ctx.opt.samples;
+  const r = newResult(c);
+  const run = await c.run;
+  r.run = describeRun(run, c.output);
+  if (run.status !== 0 || !fs.existsSync(c.output)) {
+    check(r, 'sinew tail', r.run, 'exit 0 with an output', false);
+    return r;
+  }
+  const IN = await loadRig(ctx, c.input);
+  const ART = await loadRig(ctx, c.art);
+  const OUT = await loadRig(ctx, c.output);
+  r.art = path.relative(ctx.modelsDir, c.art);
+  const same = IN.vertexCount === ART.vertexCount && IN.vertexCount === OUT.vertexCount;
+  check(r, 'vertices IN/ART/OUT', `${IN.vertexCount}/${ART.vertexCount}/${OUT.vertexCount}`, 'equal', same);
+  if (!same) return r;
+  const truth = maskWhere(ART, isWing);
+  const added = new Set([...OUT.skinJoints].filter((n) => !IN.skinJoints.has(n)));
+  const mine = maskWhere(OUT, (n) => added.has(n));
+  let both = 0;
+  for (let v = 0; v < truth.length; v++) if (truth[v] && mine[v]) both++;
+  const nt = count(truth), nm = count(mine);
+  const recall = nt ? both / nt : NaN, precision = nm ? both / nm : 0;
+  r.metrics.mask = { truth: nt, sinew: nm, both, recall, precision, addedJoints: [...added] };
+  check(r, 'chain (joints sinew added)', added.size ? [...added].join(',') : 'none', 'new Wing_* joints',
+        [...added].some((n) => /^Wing_[LR]_/.test(n)));
+  check(r, 'recall of wing skin', `${f3(recall)} (${both}/${nt})`, `>= ${BOUND.wingShare}`, recall >= BOUND.wingShare);
+  check(r, 'precision of wing skin', `${f3(precision)} (${both}/${nm})`, `>= ${BOUND.wingShare}`, precision >= BOUND.wingShare);
+  const flying = OUT.gltf.animations.filter((a) => /fly/i.test(a.name));
+  check(r, 'flying clips', flying.map((a) => a.name).join(', ') || 'none', 'at least one', flying.length > 0);
+  for (const clip of flying) {
+    const s = stretch(ctx, OUT, clip, truth, N);
+    if (!r.metrics.stretch) {
+      r.walk = clip.name;
+      stretchRows(r, 'OUT', s);
+    }
+    check(r, `OUT wing torn, ${clip.name}`, pct(s.tail.torn), `<= ${pct(BOUND.tailTorn)}`, s.tail.torn <= BOUND.tailTorn);
+    const bound = Math.max(fin(s.body.p99), BOUND.tailP99);
+    check(r, `OUT wing p99, ${clip.name}`, f3(s.tail.p99), `<= max(OUT body, 1.30) = ${f3(bound)}`, s.tail.p99 <= bound);
+  }
+  validatorCheck(r, await validation, c.input, c.output);
+  return r;
+}
+
 // The bunny: no truth; the chain must exist and behave.
 async function acceptBunny(ctx, c, validation) {
   const N = ctx.opt.samples;
@@ -1198,8 +1262,8 @@ const lpad = (s, n) => String(s).padStart(n);
 
 function printResult(r) {
   const verdict = r.ok ? 'ok' : 'FAIL';
-  console.log(`\n== ${r.name} (${r.kind === 'notail' ? `artist rig ${r.art || '?'}` : r.kind === 'bunny' ? 'template rig, no truth' : `changes nothing: ${r.why || '?'}`})` +
-    `${r.walk ? `, walk clip "${r.walk}"` : ''}: ${verdict} (${r.seconds.toFixed(1)} s)`);
+  console.log(`\n== ${r.name} (${r.kind === 'notail' || r.kind === 'nowing' ? `artist rig ${r.art || '?'}` : r.kind === 'bunny' ? 'template rig, no truth' : `changes nothing: ${r.why || '?'}`})` +
+    `${r.walk ? `, ${r.kind === 'nowing' ? 'first flying' : 'walk'} clip "${r.walk}"` : ''}: ${verdict} (${r.seconds.toFixed(1)} s)`);
   if (r.run) console.log(`   sinew tail: ${r.run}`);
   if (r.metrics.stretch) {
     console.log(`   ${pad('stretch as played', 22)} ${lpad('samples', 8)} ${lpad('p95', 6)} ${lpad('p99', 6)} ${lpad('max', 6)} ${lpad('min', 6)} ${lpad('torn', 7)}`);

@@ -15,7 +15,10 @@
 //     ears, head, arms), each on its own copy of the skin; when sinew fitted and measured the
 //     largest alone (781 of 1,895 vertices) it printed Q 99.95% while three.js played 79.6%;
 //     each clip must play Q >= 99.5%;
-//  4. the control run (--control -o: no --replace) of every shared model with clips: a
+//  4. the artist's flapping (Fast_Flying, Flying_Idle) of the Quaternius pigeon onto `sinew tail
+//     nowing/quaternius_UM_Pigeon.glb` (the wings' bones deleted, the chains sinew grew along
+//     them): each clip must play Q >= 95%;
+//  5. the control run (--control -o: no --replace) of every shared model with clips: a
 //     perfect answer exists, so each clip must play Q >= 99.8% with a mean error of at most
 //     0.01% of the diagonal.
 // In each, sinew's --report Q must agree with three.js's within Q_TOLERANCE, clip by clip and
@@ -40,7 +43,9 @@ const parent = path.join(modelsDir, 'notail', 'Fox_parent.glb');
 const notail = path.join(modelsDir, 'notail', 'Fox.glb');
 const character = ['quaternius_Character.glb', 'quaternius_Character_HumanoidRig.glb']
   .map((f) => path.join(modelsDir, f));
-for (const f of [source, parent, notail, ...character])
+const pigeon = path.join(modelsDir, 'quaternius_UM_Pigeon.glb');
+const wingless = path.join(modelsDir, 'nowing', 'quaternius_UM_Pigeon.glb');
+for (const f of [source, parent, notail, ...character, pigeon, wingless])
   if (!fs.existsSync(f)) {
     console.log(`SKIP: ${f} is absent`);
     process.exit(77);
@@ -272,6 +277,11 @@ try {
   // The same character on two rigs, four skinned meshes each on its own copy of the skin:
   // every mesh counts, in the fit and in Q.
   failed += await check('character', character[1], tmp, character[0], 'all', { q: 99.5, mean: null });
+  // Wings sinew grew, flapped as the artist flapped them.
+  const winged = path.join(tmp, 'pigeon_chained.glb');
+  execFileSync(bin, ['tail', wingless, '-o', winged], { stdio: 'ignore' });
+  failed += await check('pigeon_wings', winged, tmp, pigeon, ['Fast_Flying', 'Flying_Idle'],
+    { q: 95, mean: null });
   // The control of every shared model with clips (the Khronos fox's Walk and the raptor's
   // Death, whose "Body" joint carries no skin weight, among them).
   for (const { file, clips } of controls)
