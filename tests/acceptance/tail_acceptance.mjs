@@ -14,6 +14,8 @@
 //           named *fly* that skin torn <= 0.5% and p99 <= max(OUT body p99, 1.30).
 //   bunny   MODELS/quaternius_UM_Bunny.glb: a real template rig whose small tail has no
 //           bones and no truth; OUT must grow a chain.
+//   same    (where sinew grows wings, as on the demon: their skin's stretch on the walk clip, as
+//           for nowing)
 //   same    every MODELS/*.glb whose tail is already rigged (a skin joint's name contains
 //           "tail", any case) or that has no tail (CesiumMan, RiggedSimple, RobotExpressive,
 //           quaternius_Character*, quaternius_UM_Demon, quaternius_UM_Pigeon), and
@@ -1187,7 +1189,26 @@ async function acceptSame(ctx, c) {
         `none (within ${BOUND.weight})`, changed === 0);
   const added = [...OUT.skinJoints].filter((n) => !IN.skinJoints.has(n));
   if (added.length) r.notes.push(`OUT's skins have joints IN's do not: ${added.join(',')}`);
+  if (winged) await wingStretch(ctx, r, c, wingJoint);
   return r;
+}
+
+// The skin of wings sinew grew on a file with no truth (the demon's ride its neck): on the walk
+// clip as three.js plays OUT, torn <= 0.5% and p99 <= max(body p99, 1.30), on the mask of the
+// wing joints sinew added.
+async function wingStretch(ctx, r, c, wingJoint) {
+  const IN = await loadRig(ctx, c.input);
+  const OUT = await loadRig(ctx, c.output);
+  const mask = maskWhere(OUT, wingJoint);
+  const clip = walkClip(OUT);
+  r.walk = clip.name;
+  const s = stretch(ctx, OUT, clip, mask, ctx.opt.samples);
+  stretchRows(r, 'OUT', s);
+  stretchRows(r, 'IN', stretch(ctx, IN, walkClip(IN), mask, ctx.opt.samples));
+  check(r, 'OUT wing torn', `${pct(s.tail.torn)} (${count(mask)} vertices of wing skin)`, `<= ${pct(BOUND.tailTorn)}`,
+        s.tail.torn <= BOUND.tailTorn);
+  const bound = Math.max(fin(s.body.p99), BOUND.tailP99);
+  check(r, 'OUT wing p99', f3(s.tail.p99), `<= max(OUT body, 1.30) = ${f3(bound)}`, s.tail.p99 <= bound);
 }
 
 const fmtSet = (s) => `{${[...s].map(([n, w]) => `${n}:${w.toFixed(4)}`).join(' ')}}`;
