@@ -519,7 +519,7 @@ static sinew_result clip_rig(const sinew_model *model, const sinew_dyn_chain_des
                         options->capsules[c].node_b == sinew_dyn_rig_joint_node(plain, i);
         if (!on_chain) kept[count++] = options->capsules[c];
     }
-    sinew_dyn_chain_desc desc = {NULL, 0, -1, NULL, 0};
+    sinew_dyn_chain_desc desc = {NULL, 0, -1, NULL, 0, NULL, 0};
     if (chain) desc = *chain;
     desc.capsules = kept;
     desc.capsule_count = count;

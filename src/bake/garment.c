@@ -110,7 +110,7 @@ sinew_result sinew_bake_garments(sinew_document *doc, sinew_model *model,
         }
         if (n == 0) break;
         memcpy(nodes[count], found, n * sizeof *found);
-        descs[count] = (sinew_dyn_chain_desc){nodes[count], n, end, NULL, 0};
+        descs[count] = (sinew_dyn_chain_desc){nodes[count], n, end, NULL, 0, NULL, 0};
         count++;
     }
     return SINEW_OK;

@@ -229,8 +229,8 @@ static void check_loops(const garment_case *g)
         const sinew_rig_chain *ch = &plan->chains[c];
         for (uint32_t b = 0; b < ch->bone_count; b++)
             nodes[c][b] = sinew_model_find_node(m, ch->bones[b].name);
-        descs[c] = (sinew_dyn_chain_desc){nodes[c], ch->bone_count - 1,
-                                          nodes[c][ch->bone_count - 1], NULL, 0};
+        descs[c] = (sinew_dyn_chain_desc){
+            nodes[c], ch->bone_count - 1, nodes[c][ch->bone_count - 1], NULL, 0, NULL, 0};
     }
     const char *loops[2] = {"Walk", "Sprint"};
     for (int k = 0; k < 2; k++) {
@@ -305,8 +305,8 @@ static void check_coupling(const garment_case *g)
         const sinew_rig_chain *ch = &plan->chains[c];
         for (uint32_t b = 0; b < ch->bone_count; b++)
             nodes[b] = sinew_model_find_node(alone, ch->bones[b].name);
-        const sinew_dyn_chain_desc desc = {nodes, ch->bone_count - 1, nodes[ch->bone_count - 1],
-                                           NULL, 0};
+        const sinew_dyn_chain_desc desc = {
+            nodes, ch->bone_count - 1, nodes[ch->bone_count - 1], NULL, 0, NULL, 0};
         assert_int_equal(sinew_bake_garment(NULL, alone, &desc, 1, 0, NULL, &err), SINEW_OK);
     }
     const float uncoupled = spacing_change(alone, plan);
@@ -341,8 +341,13 @@ static void check_coupling(const garment_case *g)
         nodes[b] = sinew_model_find_node(m, plan->chains[0].bones[b].name);
     sinew_dyn_chain_desc many[SINEW_BAKE_MAX_CHAINS + 1];
     for (uint32_t c = 0; c <= SINEW_BAKE_MAX_CHAINS; c++)
-        many[c] = (sinew_dyn_chain_desc){nodes, plan->chains[0].bone_count - 1,
-                                         nodes[plan->chains[0].bone_count - 1], NULL, 0};
+        many[c] = (sinew_dyn_chain_desc){nodes,
+                                         plan->chains[0].bone_count - 1,
+                                         nodes[plan->chains[0].bone_count - 1],
+                                         NULL,
+                                         0,
+                                         NULL,
+                                         0};
     assert_int_equal(sinew_bake_clip_coupled(m, many, 0, 0, 0, NULL, tracks, &err),
                      SINEW_ERR_ARGUMENT);
     assert_int_equal(
@@ -532,8 +537,8 @@ static void test_skirt_colliders(void **state)
     int32_t nodes[SINEW_RIG_MAX_SEGMENTS + 1];
     for (uint32_t b = 0; b < ch->bone_count; b++)
         nodes[b] = sinew_model_find_node(m, ch->bones[b].name);
-    const sinew_dyn_chain_desc desc = {nodes, ch->bone_count - 1, nodes[ch->bone_count - 1], caps,
-                                       legs};
+    const sinew_dyn_chain_desc desc = {
+        nodes, ch->bone_count - 1, nodes[ch->bone_count - 1], caps, legs, NULL, 0};
     sinew_dyn_params prm;
     sinew_dyn_params_default(&prm);
     sinew_dyn_rig *skin = NULL, *points = NULL;
