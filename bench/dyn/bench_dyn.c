@@ -238,7 +238,7 @@ int main(int argc, char **argv)
                                               {TAIL_NODES + 1, TAIL_NODES + 2, 0.05f, 0.0f},
                                               {TAIL_NODES + 3, TAIL_NODES + 4, 0.07f, 0.0f},
                                               {TAIL_NODES + 4, TAIL_NODES + 5, 0.05f, 0.0f}};
-    const sinew_dyn_chain_desc with_legs = {NULL, 0, -1, caps, CAPSULES};
+    const sinew_dyn_chain_desc with_legs = {NULL, 0, -1, caps, CAPSULES, NULL, 0};
     if (sinew_dyn_rig_create(&b.model, NULL, NULL, NULL, &rig, &err) != SINEW_OK ||
         sinew_dyn_rig_create(&b.model, &with_legs, NULL, NULL, &legged, &err) != SINEW_OK) {
         fprintf(stderr, "bench_dyn: %s\n", err.message);

@@ -79,8 +79,9 @@ typedef struct sinew_bake_options {
  * any share of the modelled curve kept (rest_curve > 0). Wings rest as modelled, so they get
  * colliders; a tail with the default carry and centred arc is held above the hind legs by the
  * carry and behind them by the forward plane, and skips their cost (the tail job turns them on
- * for one it finds entering a leg). Garments would get them too, but sinew_bake_garment bakes
- * without unless asked (ON): with them the procedural skirt tears in Crouch. */
+ * for one it finds entering a leg). Garments would get them too; sinew_bake_garment turns
+ * AUTO on for a garment the thighs drive (a skirt from the pelvis) and off for the others (a
+ * cape). */
 int sinew_bake_colliders_on(const sinew_bake_options *options, const sinew_dyn_params *params);
 
 /* One clip's baked tail. Arrays are allocated with the bake options' allocator, which the
@@ -186,8 +187,12 @@ sinew_result sinew_bake_clip_coupled(const sinew_model *model, const sinew_dyn_c
 
 /* Bakes one garment's chains (as sinew_bake_clip_coupled takes them) over every clip with a
  * garment's springs: resting as modelled (no carry), under gravity, without the tail's
- * forward plane; the other fields of options->params apply. Applied to `doc` (when not NULL)
- * and to the model, as sinew_bake_all does. */
+ * forward plane; the other fields of options->params apply. A garment whose chains hang from
+ * the joint the hind legs hang from (a skirt from the hips, found by sinew_rig_find_landmarks)
+ * is driven by the thighs: each chain that brings no drivers of its own gets both thighs as
+ * rest drivers (sinew/dyn.h, "rest drivers"; thigh to its farthest child joint, weight 0.7),
+ * and colliders AUTO means on; any other garment keeps AUTO off. Applied to `doc` (when not
+ * NULL) and to the model, as sinew_bake_all does. */
 sinew_result sinew_bake_garment(sinew_document *doc, sinew_model *model,
                                 const sinew_dyn_chain_desc *chains, uint32_t count, int ring,
                                 const sinew_bake_options *options, sinew_error *err);

@@ -253,6 +253,42 @@ typedef struct sinew_dyn_capsule {
 float sinew_dyn_skin_radius(const sinew_model *model, uint32_t joint, sinew_vec3 head,
                             sinew_vec3 tail, float fraction);
 
+/* ---- rest drivers: a body bone whose swing turns a chain's rest, the target its springs pull
+ * toward (the driven skirt bones of games: the panel over a thigh swings with the thigh, and
+ * the springs add their secondary motion on top). At every call the step reads the bone's
+ * direction, head node to tip node, from sinew_dyn_step_job.world, takes it into the hips
+ * frame (see "Frames" above: the chain parent's rotation relative to its bind) and forms the
+ * bone's swing there, S = swing(its bind direction, its direction now): what the bone has
+ * turned relative to the chain's parent, twist left out. A driver's share of S is its weight
+ * times how squarely the bone swings toward the chain: seen from above in the hips frame,
+ * with c the cosine between the way the bone's tip has moved from its bind place and the way
+ * from the chain parent's head (the body's centre, for a skirt the hips) to the chain's root
+ * at bind, the share is weight ((1 + c) / 2)^(1/4): the whole weight straight toward the
+ * chain, 0.84 of it across, 0 only straight away (a thigh swinging forward leaves the panels
+ * behind it down; src/dyn/dyn_drive.c says why so flat). A bone near its bind direction
+ * turns S by almost nothing whatever c. With several drivers the chain's turn is the slerp
+ * from identity by the largest share toward the share-weighted mean of their swings (both
+ * thighs forward in a crouch: a panel between them takes their mean, not their sum). The
+ * turn is applied, in the hips frame, to the root link's rest frame about its head (the
+ * root's head stays where it is: a skirt's waist line does not move) and so to the whole
+ * chain's rest, the root link's bind cone with it; bend limits count from the turned rest.
+ * Over a call's substeps it is interpolated from the previous call's, as the parent's frame
+ * is, and a state placed at rest (first step, teleport, the guard) is placed at the turned
+ * rest. A driver bone whose world transforms are not finite turns nothing. Rotations only:
+ * link lengths are kept. Chains without drivers step bit for bit as without these fields. ---- */
+
+#define SINEW_DYN_MAX_DRIVERS 4 /* drivers a rig accepts */
+
+typedef struct sinew_dyn_driver {
+    int32_t node;     /* model node at the driving bone's head (a thigh's joint); not on the
+                         chain */
+    int32_t tip_node; /* model node at its tip (the knee's joint), another node: the bone
+                         points from node to tip_node */
+    float weight;     /* 0 .. 1: the share of the bone's swing the chain's rest takes when the
+                         bone swings straight toward the chain's root (seen from the body's
+                         centre) */
+} sinew_dyn_driver;
+
 /* The chain to simulate, when the caller names it (NULL desc: find Tail_* by name). */
 typedef struct sinew_dyn_chain_desc {
     const int32_t *nodes; /* node indices root to tip; each one's parent is the previous
@@ -267,6 +303,11 @@ typedef struct sinew_dyn_chain_desc {
      * fields, so positional initialisers of the older ones still hold. */
     const sinew_dyn_capsule *capsules;
     uint32_t capsule_count;
+    /* Rest drivers (see above); NULL / 0: none. At most SINEW_DYN_MAX_DRIVERS; refused
+     * (SINEW_ERR_ARGUMENT, naming the driver) with a node outside the model or on the chain,
+     * a tip equal to its node or at its bind place, or a weight outside [0, 1]. */
+    const sinew_dyn_driver *drivers;
+    uint32_t driver_count;
 } sinew_dyn_chain_desc;
 
 typedef struct sinew_dyn_rig sinew_dyn_rig;     /* immutable after creation */
@@ -351,6 +392,10 @@ float sinew_dyn_rig_link_length(const sinew_dyn_rig *rig, uint32_t i);
 /* Local rest rotation of link i with the centred arc and carry applied: what the chain
  * holds when nothing moves and gravity is off. Identity when out of range. */
 sinew_quat sinew_dyn_rig_rest_rotation(const sinew_dyn_rig *rig, uint32_t i);
+/* Number of rest drivers of the rig (sinew_dyn_chain_desc.drivers). */
+uint32_t sinew_dyn_rig_driver_count(const sinew_dyn_rig *rig);
+/* Driver i as the rig took it (nodes -1 and weight 0 when out of range). */
+sinew_dyn_driver sinew_dyn_rig_driver(const sinew_dyn_rig *rig, uint32_t i);
 /* Number of body capsules the rig's chain stays out of (sinew_dyn_chain_desc.capsules). */
 uint32_t sinew_dyn_rig_capsule_count(const sinew_dyn_rig *rig);
 /* Capsule i as the rig took it (nodes -1 and radius 0 when out of range). */

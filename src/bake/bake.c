@@ -26,19 +26,27 @@ static float angle_between(sinew_quat a, sinew_quat b)
     return 2.0f * atan2f(v, fabsf(d.w));
 }
 
-/* A clip loops when the chain's parent and its ancestors (all the runtime reads) have the same
- * local TRS at 0 and at the end; a foot that does not loop cannot open a seam in the tail. */
+/* A clip loops when the chain's parent and its ancestors (all the runtime reads, with each
+ * rest driver's two nodes and theirs) have the same local TRS at 0 and at the end; a foot that
+ * does not loop cannot open a seam in the tail. */
 static int clip_loops(const sinew_model *model, const sinew_dyn_rig *rig, const sinew_clip *clip,
                       sinew_transform *a, sinew_transform *b)
 {
     sinew_clip_sample(model, clip, 0.0f, a);
     sinew_clip_sample(model, clip, clip->duration, b);
     const float tol = LOOP_TRANSLATION_TOLERANCE * model->world_size.scale;
-    for (int32_t i = sinew_dyn_rig_parent_node(rig); i >= 0; i = model->nodes[i].parent) {
-        if (sinew_vec3_distance(a[i].translation, b[i].translation) > tol ||
-            sinew_vec3_distance(a[i].scale, b[i].scale) > 1e-3f ||
-            degrees(angle_between(a[i].rotation, b[i].rotation)) > LOOP_ROTATION_TOLERANCE)
-            return 0;
+    /* from = the parent, then each driver's node and tip node */
+    for (uint32_t d = 0; d <= 2 * sinew_dyn_rig_driver_count(rig); d++) {
+        const sinew_dyn_driver driver = sinew_dyn_rig_driver(rig, d ? (d - 1) / 2 : 0);
+        const int32_t from = !d      ? sinew_dyn_rig_parent_node(rig)
+                             : d % 2 ? driver.node
+                                     : driver.tip_node;
+        for (int32_t i = from; i >= 0; i = model->nodes[i].parent) {
+            if (sinew_vec3_distance(a[i].translation, b[i].translation) > tol ||
+                sinew_vec3_distance(a[i].scale, b[i].scale) > 1e-3f ||
+                degrees(angle_between(a[i].rotation, b[i].rotation)) > LOOP_ROTATION_TOLERANCE)
+                return 0;
+        }
     }
     return 1;
 }
@@ -519,7 +527,7 @@ static sinew_result clip_rig(const sinew_model *model, const sinew_dyn_chain_des
                         options->capsules[c].node_b == sinew_dyn_rig_joint_node(plain, i);
         if (!on_chain) kept[count++] = options->capsules[c];
     }
-    sinew_dyn_chain_desc desc = {NULL, 0, -1, NULL, 0};
+    sinew_dyn_chain_desc desc = {NULL, 0, -1, NULL, 0, NULL, 0};
     if (chain) desc = *chain;
     desc.capsules = kept;
     desc.capsule_count = count;

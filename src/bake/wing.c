@@ -74,7 +74,8 @@ static sinew_result bake_pairs(sinew_document *doc, sinew_model *model,
         }
         if (n == 0) continue;
         snprintf(name, sizeof name, "%s_%s_End", kind, sides[s]);
-        const sinew_dyn_chain_desc desc = {nodes, n, sinew_model_find_node(model, name), NULL, 0};
+        const sinew_dyn_chain_desc desc = {nodes, n, sinew_model_find_node(model, name), NULL, 0,
+                                           NULL,  0};
         sinew_result r = bake_with(doc, model, &desc, options, preset, err);
         if (r != SINEW_OK) return r;
         (*chains)++;

@@ -22,6 +22,15 @@ typedef struct dyn_link {
     sinew_vec3 bind_dir;  /* the step would otherwise rebuild with a product + rotation */
 } dyn_link;
 
+/* A rest driver (sinew_dyn_chain_desc.drivers) with what the step needs of its bind pose. */
+typedef struct dyn_driver {
+    int32_t node, tip_node;
+    float weight;
+    sinew_vec3 bind_dir; /* unit, hips frame (world axes at bind): the bone, head to tip */
+    sinew_vec3 facing;   /* unit, horizontal in the hips frame: from the chain parent's head
+                            to the chain root's at bind */
+} dyn_driver;
+
 struct sinew_dyn_rig {
     sinew_allocator allocator;
     uint32_t joint_count;
@@ -55,6 +64,8 @@ struct sinew_dyn_rig {
     /* contact[i][c]: link i's particle kept this far from capsule c's axis, parent units */
     float contact[SINEW_DYN_MAX_JOINTS][SINEW_DYN_MAX_CAPSULES];
     float contact2[SINEW_DYN_MAX_JOINTS][SINEW_DYN_MAX_CAPSULES]; /* their squares */
+    uint32_t driver_count; /* rest drivers (sinew_dyn_chain_desc.drivers) */
+    dyn_driver drivers[SINEW_DYN_MAX_DRIVERS];
     float bind_length[SINEW_DYN_MAX_JOINTS]; /* link lengths in bind space, model units */
     float place[SINEW_DYN_MAX_JOINTS];       /* t_i along the chain, 0 .. 1 (sinew_dyn_curve) */
     float chain_length;                      /* their sum, model units */
@@ -85,7 +96,9 @@ struct sinew_dyn_state {
     uint32_t capsule_count; /* the rig's (keeps `data` at an 8-byte multiple) */
     /* p[3n], v[3n], bend[4n] (hips frame, snapshots for coupling), then the same again as
      * scratch for the uncommitted output step that covers `lag`, then the capsules' ends at
-     * the previous call (dyn_capsule_pose per capsule), what substeps interpolate from */
+     * the previous call (dyn_capsule_pose per capsule), what substeps interpolate from, then
+     * (a rig with rest drivers only) the drivers' turn of the rest at the previous call, a
+     * quaternion in the hips frame */
     float data[];
 };
 
@@ -114,6 +127,14 @@ typedef struct dyn_capsule_pose {
 static inline dyn_capsule_pose *dyn_state_capsules(sinew_dyn_state *s)
 {
     return (dyn_capsule_pose *)(void *)(s->data + DYN_STATE_FLOATS_PER_JOINT * s->joint_count);
+}
+
+/* The drivers' turn of the rest at the previous call (only for a rig with drivers). */
+#define DYN_STATE_FLOATS_DRIVEN 4u
+static inline sinew_quat *dyn_state_drive(sinew_dyn_state *s)
+{
+    return (sinew_quat *)(void *)(s->data + DYN_STATE_FLOATS_PER_JOINT * s->joint_count +
+                                  DYN_STATE_FLOATS_PER_CAPSULE * s->capsule_count);
 }
 
 /* A rotation as a 3x3 matrix (rows), for the hips frame that rotates three vectors per link:
@@ -153,24 +174,30 @@ static inline rot3 rot3_from_quat(sinew_quat q)
  * at frame f[k], floor at floor_y when floor_on, local rotations into out[k] when out is not
  * NULL. Every width gives the same bits per lane. */
 typedef void (*dyn_lanes_fn)(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
-                             const sinew_quat *sway, const dyn_capsule_pose *caps, float h,
-                             int floor_on, float floor_y, sinew_quat *const *out);
+                             const sinew_quat *sway, const sinew_quat *drive,
+                             const dyn_capsule_pose *caps, float h, int floor_on, float floor_y,
+                             sinew_quat *const *out);
 /* `sway`: NULL, or lane k's idle turn of every link's rest frame (hips frame, dyn_idle_sway);
+ * `drive`: NULL, or lane k's turn of the root link's rest frame by its drivers (hips frame,
+ * about the root's head; the links below follow it as their parent);
  * `caps`: NULL when the rig has no capsules, else lane k's capsule c at caps[k * C + c] (C =
  * rig->capsule_count), world space at this substep */
 void dyn_substep_lanes1(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
-                        const sinew_quat *sway, const dyn_capsule_pose *caps, float h, int floor_on,
-                        float floor_y, sinew_quat *const *out);
+                        const sinew_quat *sway, const sinew_quat *drive,
+                        const dyn_capsule_pose *caps, float h, int floor_on, float floor_y,
+                        sinew_quat *const *out);
 #if defined(DYN_VECTORS)
 void dyn_substep_lanes4(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
-                        const sinew_quat *sway, const dyn_capsule_pose *caps, float h, int floor_on,
-                        float floor_y, sinew_quat *const *out);
+                        const sinew_quat *sway, const sinew_quat *drive,
+                        const dyn_capsule_pose *caps, float h, int floor_on, float floor_y,
+                        sinew_quat *const *out);
 #endif
 #if defined(DYN_LANES8)
 /* dyn_lanes8.c, built with AVX2: call only when the CPU has it. */
 void dyn_substep_lanes8(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
-                        const sinew_quat *sway, const dyn_capsule_pose *caps, float h, int floor_on,
-                        float floor_y, sinew_quat *const *out);
+                        const sinew_quat *sway, const sinew_quat *drive,
+                        const dyn_capsule_pose *caps, float h, int floor_on, float floor_y,
+                        sinew_quat *const *out);
 #endif
 
 /* The idle sway (dyn_idle.c): the rotation, in the hips frame, that turns each link's rest
@@ -184,6 +211,14 @@ sinew_quat dyn_idle_sway(const sinew_dyn_rig *rig, uint32_t seed, double steps);
 sinew_result dyn_rig_capsules(sinew_dyn_rig *rig, const sinew_model *model, const sinew_mat4 *w,
                               const sinew_dyn_capsule *capsules, uint32_t count,
                               const sinew_vec3 *bind_dir, sinew_error *err);
+
+/* Checks `drivers` (dyn_drive.c) against the model and the rig's chain and sets the rig's
+ * drivers from the bind worlds `w`; called by sinew_dyn_rig_create once the links are built. */
+sinew_result dyn_rig_drivers(sinew_dyn_rig *rig, const sinew_model *model, const sinew_mat4 *w,
+                             const sinew_dyn_driver *drivers, uint32_t count, sinew_error *err);
+/* The drivers' turn of the rest (hips frame) with the parent at frame f and the skeleton at
+ * `world` (dyn_drive.c); identity for a rig without drivers, and never a NaN. */
+sinew_quat dyn_drive_turn(const sinew_dyn_rig *rig, const sinew_mat4 *world, const dyn_frame *f);
 
 /* Resolves defaults, checks ranges, scales lengths/accelerations by size_factor. */
 sinew_result dyn_params_resolve(const sinew_dyn_params *in, float reference_size,

@@ -423,10 +423,11 @@ LANE Q4 Q4splat(sinew_quat q)
 /* One substep of length h (0: constraints only) for DYN_W chains of one rig: lane k's
  * particles, velocities and bends are the 10 n floats at chain[k] (a state's committed
  * arrays or its scratch copy, same layout), its parent at frame f[k], its idle sway sway[k]
- * when sway is not NULL; local rotations into out[k] when out is not NULL. */
+ * when sway is not NULL, its drivers' turn of the root's rest drive[k] when drive is not
+ * NULL; local rotations into out[k] when out is not NULL. */
 void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
-                  const sinew_quat *sway, const dyn_capsule_pose *caps, float h, int floor_on,
-                  float floor_y, sinew_quat *const *out)
+                  const sinew_quat *sway, const sinew_quat *drive, const dyn_capsule_pose *caps,
+                  float h, int floor_on, float floor_y, sinew_quat *const *out)
 {
     const sinew_dyn_params *prm = &rig->params;
     const uint32_t n = rig->joint_count;
@@ -508,6 +509,13 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame
         AT(turn.x, k) = sway[k].x, AT(turn.y, k) = sway[k].y;
         AT(turn.z, k) = sway[k].z, AT(turn.w, k) = sway[k].w;
     }
+    /* Rest drivers: the root link's rest frame (and its bind cone) turned by the lane's
+     * drive in the hips frame, about the root's head; every link below hangs from it. */
+    Q4 driven = ident;
+    for (int k = 0; drive && k < DYN_W; k++) {
+        AT(driven.x, k) = drive[k].x, AT(driven.y, k) = drive[k].y;
+        AT(driven.z, k) = drive[k].z, AT(driven.w, k) = drive[k].w;
+    }
 
     for (uint32_t i = 0; i < n; i++) {
         const dyn_link *L = &rig->links[i];
@@ -515,6 +523,10 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame
         const vf len = scale * splat(L->length);
         Q4 rrest = Q4mul(ph, Q4splat(L->rest));     /* rest frame, hips space */
         V3 rh = Q4rotate(ph, V3splat(L->rest_dir)); /* rest direction: rot(ph rest, dir) */
+        if (drive && i == 0) { /* skipped without drivers: the bits are the step's without */
+            rrest = Q4mul(driven, rrest);
+            rh = Q4rotate(driven, rh);
+        }
         if (sway) { /* skipped without idle sway: the bits are the step's without it */
             rrest = Q4mul(turn, rrest);
             rh = Q4rotate(turn, rh);
@@ -567,7 +579,8 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame
         /* Bind cone: the bend from BIND (what deforms the skin) is kept within bind_limit,
          * along the same great circle, on top of the limit from the rest direction above. */
         if (limit_on) {
-            const V3 bh = Q4rotate(ph, V3splat(L->bind_dir));
+            V3 bh = Q4rotate(ph, V3splat(L->bind_dir));
+            if (drive && i == 0) bh = Q4rotate(driven, bh);
             /* outside the cone when the angle from bind is over it: a dot product decides,
              * the swing is built only then */
             vm over = V3dot(bh, dfin_h) < splat(L->cos_bind);

@@ -444,6 +444,8 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
      * far as a level one. */
     r = desc ? dyn_rig_capsules(rig, model, w, desc->capsules, desc->capsule_count, artist, err)
              : SINEW_OK;
+    if (r == SINEW_OK && desc)
+        r = dyn_rig_drivers(rig, model, w, desc->drivers, desc->driver_count, err);
     if (r != SINEW_OK) goto fail;
     rig->idle_share = lever > 0.0f ? rig->chain_length / lever : 0.0f;
     rig->idle_axis = sinew_vec3_normalize_or(sinew_vec3_cross(chord, sinew_vec3_make(1, 0, 0)),

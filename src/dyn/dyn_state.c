@@ -9,7 +9,8 @@ size_t sinew_dyn_state_bytes(const sinew_dyn_rig *rig)
 {
     if (!rig) return 0;
     return sizeof(sinew_dyn_state) + ((size_t)rig->joint_count * DYN_STATE_FLOATS_PER_JOINT +
-                                      (size_t)rig->capsule_count * DYN_STATE_FLOATS_PER_CAPSULE) *
+                                      (size_t)rig->capsule_count * DYN_STATE_FLOATS_PER_CAPSULE +
+                                      (rig->driver_count ? DYN_STATE_FLOATS_DRIVEN : 0u)) *
                                          sizeof(float);
 }
 
@@ -29,6 +30,7 @@ sinew_dyn_state *sinew_dyn_state_init(const sinew_dyn_rig *rig, void *memory, si
     sinew_quat *b = dyn_state_bends(s);
     for (uint32_t i = 0; i < s->joint_count; i++)
         b[i] = sinew_quat_identity();
+    if (rig->driver_count) *dyn_state_drive(s) = sinew_quat_identity();
     return s;
 }
 

@@ -40,7 +40,17 @@ static dyn_frame frame_lerp(const dyn_frame *a, const dyn_frame *b, float t)
     return f;
 }
 
-/* Puts the chain at rest in frame f: particles on the rest targets, zero velocity. */
+/* The drivers' `turn` (hips frame) of the root link's rest, written in the chain parent's
+ * own frame: B_p^-1 turn B_p, B_p the parent's bind rotation (the hips frame is the parent's
+ * frame turned back by it). */
+static sinew_quat driven_in_parent(const sinew_dyn_rig *rig, sinew_quat turn)
+{
+    return sinew_quat_normalize(sinew_quat_mul(sinew_quat_mul(rig->parent_bind_inv, turn),
+                                               sinew_quat_conjugate(rig->parent_bind_inv)));
+}
+
+/* Puts the chain at rest in frame f: particles on the rest targets, zero velocity (the rest
+ * turned by the drivers' turn of the state, for a rig with drivers). */
 static void place_at_rest(const sinew_dyn_rig *rig, sinew_dyn_state *st, const dyn_frame *f)
 {
     sinew_vec3 *p = dyn_state_positions(st), *v = dyn_state_velocities(st);
@@ -48,6 +58,7 @@ static void place_at_rest(const sinew_dyn_rig *rig, sinew_dyn_state *st, const d
     sinew_vec3 ppos = f->position;
     sinew_quat prot = f->rotation;
     float pscale = f->scale;
+    if (rig->driver_count) prot = sinew_quat_mul(prot, driven_in_parent(rig, *dyn_state_drive(st)));
     for (uint32_t i = 0; i < rig->joint_count; i++) {
         const dyn_link *L = &rig->links[i];
         sinew_vec3 head = sinew_vec3_madd(ppos, sinew_quat_rotate(prot, L->head), pscale);
@@ -101,6 +112,9 @@ static void guard_step(const sinew_dyn_rig *rig, sinew_dyn_state *st, const dyn_
     place_at_rest(rig, st, f);
     for (uint32_t i = 0; i < rig->joint_count; i++)
         out[i] = rig->links[i].rest;
+    if (rig->driver_count)
+        out[0] = sinew_quat_normalize(
+            sinew_quat_mul(driven_in_parent(rig, *dyn_state_drive(st)), rig->links[0].rest));
     st->previous = *f;
     st->lag = 0.0f;
     st->resets++;
@@ -248,15 +262,17 @@ static void idle_at(const sinew_dyn_rig *rig, const sinew_dyn_state *st, double 
  * a whole step, an uncommitted step over the remaining lag on scratch copies (so that every
  * call reports the chain at its own instant), then the guard. */
 static void advance(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, sinew_quat *const *out,
-                    const dyn_frame *cur, const dyn_capsule_pose *cur_caps, int width,
-                    dyn_lanes_fn fn, const dyn_schedule *s, float dt, int floor_on, float floor_y)
+                    const dyn_frame *cur, const dyn_capsule_pose *cur_caps,
+                    const sinew_quat *cur_drive, int width, dyn_lanes_fn fn, const dyn_schedule *s,
+                    float dt, int floor_on, float floor_y)
 {
     const uint32_t n = rig->joint_count, nc = rig->capsule_count;
     const float h = rig->params.max_step, lag0 = st[0]->lag;
     float *chain[DYN_MAX_LANES];
-    sinew_quat sway[DYN_MAX_LANES];
+    sinew_quat sway[DYN_MAX_LANES], drive[DYN_MAX_LANES];
     dyn_capsule_pose caps[DYN_MAX_LANES * SINEW_DYN_MAX_CAPSULES + 1]; /* + padding */
     const sinew_quat *turn = rig->params.idle > 0.0f ? sway : NULL;
+    const sinew_quat *driven = rig->driver_count ? drive : NULL;
     for (int k = 0; k < width; k++)
         chain[k] = st[k]->data;
     if (nc) caps[(size_t)width * nc] = (dyn_capsule_pose){{0, 0, 0}, {0, 0, 0}}; /* the padding */
@@ -266,6 +282,10 @@ static void advance(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, sinew_
         for (int k = 0; k < width; k++) {
             fr[k] = substep_frame(f, &st[k]->previous, &cur[k]);
             if (turn) idle_at(rig, st[k], (double)j, &sway[k]);
+            /* the drivers' turn between the previous call's and this one's, as the frame */
+            if (driven)
+                drive[k] =
+                    f >= 1.0f ? cur_drive[k] : dyn_slerp(*dyn_state_drive(st[k]), cur_drive[k], f);
             if (nc && f < 1.0f)
                 capsules_at(nc, f, dyn_state_capsules(st[k]), &cur_caps[(size_t)k * nc],
                             &caps[(size_t)k * nc]);
@@ -273,7 +293,7 @@ static void advance(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, sinew_
         /* at the call's instant (a call of one whole step: the usual case) the capsules are
          * this call's, used as they are */
         const dyn_capsule_pose *at = !nc ? NULL : f < 1.0f ? caps : cur_caps;
-        fn(rig, chain, fr, turn, at, h, floor_on, floor_y,
+        fn(rig, chain, fr, turn, driven, at, h, floor_on, floor_y,
            j == s->steps && s->lag == 0.0f ? out : NULL);
     }
     if (s->steps == 0 || s->lag > 0.0f) {
@@ -282,10 +302,12 @@ static void advance(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, sinew_
             memcpy(chain[k], st[k]->data, 10u * n * sizeof(float));
             if (turn) idle_at(rig, st[k], (double)s->steps + (double)(s->lag / h), &sway[k]);
         }
-        fn(rig, chain, cur, turn, nc ? cur_caps : NULL, s->lag, floor_on, floor_y, out);
+        fn(rig, chain, cur, turn, driven ? cur_drive : NULL, nc ? cur_caps : NULL, s->lag, floor_on,
+           floor_y, out);
     }
     for (int k = 0; k < width; k++) {
         st[k]->idle_steps = idle_clock(rig, st[k]->idle_steps, s->steps);
+        if (driven) *dyn_state_drive(st[k]) = cur_drive[k];
         st[k]->previous = cur[k];
         if (nc) memcpy(dyn_state_capsules(st[k]), &cur_caps[(size_t)k * nc], nc * sizeof *caps);
         st[k]->lag = s->lag;
@@ -313,13 +335,16 @@ sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err)
     if (st->placed && !(prm->disable & SINEW_DYN_NO_TELEPORT) &&
         !(sinew_vec3_distance(st->previous.position, cur.position) <= prm->teleport_distance))
         st->placed = 0;
+    const sinew_quat drive = dyn_drive_turn(rig, job->world, &cur);
     if (!st->placed) {
+        if (rig->driver_count) *dyn_state_drive(st) = drive;
         place_at_rest(rig, st, &cur);
         float *chain = st->data;
         sinew_quat sway;
         if (prm->idle > 0.0f) idle_at(rig, st, 0.0, &sway);
-        dyn_substep_lanes1(rig, &chain, &cur, prm->idle > 0.0f ? &sway : NULL, nc ? caps : NULL,
-                           0.0f, floor_on, floor_y, &out);
+        dyn_substep_lanes1(rig, &chain, &cur, prm->idle > 0.0f ? &sway : NULL,
+                           rig->driver_count ? &drive : NULL, nc ? caps : NULL, 0.0f, floor_on,
+                           floor_y, &out);
         st->previous = cur;
         if (nc) memcpy(dyn_state_capsules(st), caps, nc * sizeof caps[0]);
         st->lag = 0.0f;
@@ -327,7 +352,8 @@ sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err)
         return SINEW_OK;
     }
     const dyn_schedule s = schedule(prm, st->lag, job->dt);
-    advance(rig, &st, &out, &cur, caps, 1, dyn_substep_lanes1, &s, job->dt, floor_on, floor_y);
+    advance(rig, &st, &out, &cur, caps, &drive, 1, dyn_substep_lanes1, &s, job->dt, floor_on,
+            floor_y);
     return SINEW_OK;
 }
 
@@ -395,8 +421,11 @@ static void run_lanes(const sinew_dyn_step_job *j, int width, const dyn_frame *c
     for (int k = 0; k < width; k++)
         capsules_now(rig, j[k].world, &caps[(size_t)k * nc]);
     if (nc) caps[(size_t)width * nc] = (dyn_capsule_pose){{0, 0, 0}, {0, 0, 0}}; /* the padding */
+    sinew_quat drive[DYN_MAX_LANES];
+    for (int k = 0; k < width; k++)
+        drive[k] = dyn_drive_turn(rig, j[k].world, &cur[k]);
     const dyn_schedule s = schedule(&rig->params, st[0]->lag, j[0].dt);
-    advance(rig, st, out, cur, caps, width, lanes_fn(width), &s, j[0].dt, floor_on, floor_y);
+    advance(rig, st, out, cur, caps, drive, width, lanes_fn(width), &s, j[0].dt, floor_on, floor_y);
 }
 
 /* Asks the cache for the committed states (header, p, v, bends) of the next `width` jobs

@@ -51,7 +51,7 @@ static sinew_result bake_pair_chain(sinew_document *doc, sinew_model *model,
             return sinew_error_set(err, SINEW_ERR_INTERNAL, "%s: %s is not in the model",
                                    chain->wing ? "wings" : "ears", chain->bones[b].name);
     const uint32_t links = chain->bone_count - 1; /* the last bone is the unweighted end */
-    const sinew_dyn_chain_desc desc = {nodes, links, nodes[links], NULL, 0};
+    const sinew_dyn_chain_desc desc = {nodes, links, nodes[links], NULL, 0, NULL, 0};
     return chain->wing ? sinew_bake_wing(doc, model, &desc, options, err)
                        : sinew_bake_ear(doc, model, &desc, options, err);
 }
@@ -92,7 +92,7 @@ static sinew_result bake_garments(sinew_document *doc, sinew_model *model,
                     return sinew_error_set(err, SINEW_ERR_INTERNAL,
                                            "garment: %s is not in the model", ch->bones[b].name);
             const uint32_t links = ch->bone_count - 1; /* the last bone is the unweighted end */
-            descs[k] = (sinew_dyn_chain_desc){nodes[k], links, nodes[k][links], NULL, 0};
+            descs[k] = (sinew_dyn_chain_desc){nodes[k], links, nodes[k][links], NULL, 0, NULL, 0};
         }
         sinew_result r =
             sinew_bake_garment(doc, model, descs, count, first->garment_ring, options, err);

@@ -98,7 +98,7 @@ int main(int argc, char **argv)
                           0u,
                           0u,
                           0u /* the tail preset */};
-    sinew_dyn_chain_desc desc = {chain, m, end, NULL, 0};
+    sinew_dyn_chain_desc desc = {chain, m, end, NULL, 0, NULL, 0};
     sinew_dyn_rig *rig = NULL;
     sinew_error err;
     if (sinew_dyn_rig_create(&model, m ? &desc : NULL, &p, NULL, &rig, &err) != SINEW_OK)

@@ -621,7 +621,7 @@ static void test_bad_input(void **state)
                      SINEW_ERR_ARGUMENT);
     /* caller-named chain with a bad index */
     int32_t nodes[2] = {fx.tail0, 99};
-    sinew_dyn_chain_desc desc = {nodes, 2, -1, NULL, 0};
+    sinew_dyn_chain_desc desc = {nodes, 2, -1, NULL, 0, NULL, 0};
     assert_int_equal(sinew_dyn_rig_create(&fx.model, &desc, NULL, NULL, &rig, &err),
                      SINEW_ERR_ARGUMENT);
     /* a caller-named chain that works: the first two tail joints only */
@@ -801,21 +801,28 @@ static void test_lane_widths_agree(void **state)
             sway[k] = sinew_quat_from_axis_angle(sinew_vec3_make(0.3f, 1, 0.1f * (float)k),
                                                  0.05f * sinf(0.7f * t + (float)k));
         const sinew_quat *turn = f % 2 ? sway : NULL;
+        /* a rest drivers' turn of the root on every third frame, unlike in every lane */
+        sinew_quat drive[W];
+        for (int k = 0; k < W; k++)
+            drive[k] = sinew_quat_from_axis_angle(sinew_vec3_make(1, 0.2f * (float)k, 0.1f),
+                                                  0.6f * sinf(0.4f * t + 0.5f * (float)k));
+        const sinew_quat *driven = f % 3 ? NULL : drive;
         const float h = rig->params.max_step, floor_y = rig->params.floor_clearance;
         for (int w = first; w < N; w++)
             for (int k = 0; k < W; k += widths[w]) {
 #if defined(DYN_LANES8)
                 if (widths[w] == 8)
-                    dyn_substep_lanes8(rig, chain[w], fr, turn, NULL, h, 1, floor_y, out[w]);
+                    dyn_substep_lanes8(rig, chain[w], fr, turn, driven, NULL, h, 1, floor_y,
+                                       out[w]);
 #endif
 #if defined(DYN_VECTORS)
                 if (widths[w] == 4)
-                    dyn_substep_lanes4(rig, chain[w] + k, fr + k, turn ? turn + k : NULL, NULL, h,
-                                       1, floor_y, out[w] + k);
+                    dyn_substep_lanes4(rig, chain[w] + k, fr + k, turn ? turn + k : NULL,
+                                       driven ? driven + k : NULL, NULL, h, 1, floor_y, out[w] + k);
 #endif
                 if (widths[w] == 1)
-                    dyn_substep_lanes1(rig, chain[w] + k, fr + k, turn ? turn + k : NULL, NULL, h,
-                                       1, floor_y, out[w] + k);
+                    dyn_substep_lanes1(rig, chain[w] + k, fr + k, turn ? turn + k : NULL,
+                                       driven ? driven + k : NULL, NULL, h, 1, floor_y, out[w] + k);
             }
         for (int k = 0; k < W; k++) {
             for (int w = first; w + 1 < N; w++) {

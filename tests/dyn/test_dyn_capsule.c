@@ -37,8 +37,8 @@ static void post_rig_init(post_rig *p, const sinew_dyn_params *prm, int with_cap
     runner_init_fixture(&p->r, &fx, prm);
     sinew_dyn_rig_free(p->r.rig);
     p->capsule = (sinew_dyn_capsule){p->post_top, p->post_bottom, POST_RADIUS, 0.0f};
-    sinew_dyn_chain_desc desc = {NULL, 0, -1, with_capsule ? &p->capsule : NULL,
-                                 with_capsule ? 1u : 0u};
+    sinew_dyn_chain_desc desc = {
+        NULL, 0, -1, with_capsule ? &p->capsule : NULL, with_capsule ? 1u : 0u, NULL, 0};
     sinew_error err;
     sinew_result res = sinew_dyn_rig_create(&p->r.fx.model, &desc, prm, NULL, &p->r.rig, &err);
     if (res != SINEW_OK) print_error("rig: %s\n", err.message);
@@ -207,7 +207,7 @@ static void test_bad_capsules_are_refused(void **state)
     sinew_error err;
     sinew_dyn_capsule bad[2] = {{p.post_top, 99, 0.1f, 0.0f},
                                 {p.post_top, p.post_bottom, 0.1f, 0.0f}};
-    sinew_dyn_chain_desc desc = {NULL, 0, -1, bad, 1};
+    sinew_dyn_chain_desc desc = {NULL, 0, -1, bad, 1, NULL, 0};
     assert_int_equal(sinew_dyn_rig_create(&r->fx.model, &desc, NULL, NULL, &rig, &err),
                      SINEW_ERR_ARGUMENT);
     assert_non_null(strstr(err.message, "capsule 0"));

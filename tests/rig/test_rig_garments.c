@@ -10,9 +10,15 @@
  *    coupled warm-up of a looping clip returns to where it began, drift below half a degree;
  *  - the coupling keeps the ring's shape: neighbouring chains' joints stay nearer their rest
  *    spacing than the same chains baked one by one;
- *  - the share of garment skin inside a leg (a capsule around each leg bone, its radius the
- *    median distance of the leg's own skin) is measured and printed for each clip, for the
- *    body colliders to bring down;
+ *  - the skirt hangs from the hips, so the thighs drive its chains' rest (sinew_bake_garment;
+ *    sinew/dyn.h, "rest drivers") and the body colliders are on; the cape, from the neck, is
+ *    neither driven nor kept out of the legs by default;
+ *  - the chained skin inside a leg (sinew_metrics_capsule_share, the job's measure, res.legs)
+ *    is at most 0.5% on every clip of the cape and of the skirt, but for the skirt's Crouch,
+ *    held to 1.5%: there the thigh's capsule comes up through the skin round the waist, which
+ *    is partly the pelvis's and which no turn of the chains moves (measured 1.12%; see
+ *    sinew_bake_garment). The test's own measure (a capsule around each leg bone, its radius
+ *    the median distance of the leg's own skin, from the thigh's head) is printed too;
  *  - `sinew bake`'s path (sinew_bake_garments) finds the same garments by name;
  *  - without the option the garment is left as it was (do no harm);
  *  - `models` (a ctest entry of its own, skipped when ../shared/models is absent): no shared
@@ -166,6 +172,21 @@ static void check_stretch(const garment_case *g, float crouch_torn)
     free(mask);
 }
 
+/* The chained skin inside a leg (res.legs, the job's measure) on every clip: at most 0.5%, or
+ * `crouch_inside` on the Crouch clip. */
+static void check_inside_legs(const garment_case *g, float crouch_inside)
+{
+    const sinew_model *m = g->res.model;
+    assert_non_null(g->res.legs);
+    for (uint32_t c = 0; c < m->clip_count; c++) {
+        const sinew_capsule_share *share = &g->res.legs[c];
+        printf("%s %s: %.2f%% of the chained skin inside a leg (the job's measure)\n",
+               sinew_creature_kind_name(g->kind), m->clips[c].name, 100.0 * (double)share->share);
+        assert_true(share->samples > 0);
+        assert_true(share->share <= (strcmp(m->clips[c].name, "Crouch") ? 0.005f : crouch_inside));
+    }
+}
+
 /* Bone lengths kept, every pose and key finite, and the springs' motion baked (keys on every
  * garment joint in every clip). */
 static void check_motion(const garment_case *g)
@@ -229,8 +250,8 @@ static void check_loops(const garment_case *g)
         const sinew_rig_chain *ch = &plan->chains[c];
         for (uint32_t b = 0; b < ch->bone_count; b++)
             nodes[c][b] = sinew_model_find_node(m, ch->bones[b].name);
-        descs[c] = (sinew_dyn_chain_desc){nodes[c], ch->bone_count - 1,
-                                          nodes[c][ch->bone_count - 1], NULL, 0};
+        descs[c] = (sinew_dyn_chain_desc){
+            nodes[c], ch->bone_count - 1, nodes[c][ch->bone_count - 1], NULL, 0, NULL, 0};
     }
     const char *loops[2] = {"Walk", "Sprint"};
     for (int k = 0; k < 2; k++) {
@@ -305,8 +326,8 @@ static void check_coupling(const garment_case *g)
         const sinew_rig_chain *ch = &plan->chains[c];
         for (uint32_t b = 0; b < ch->bone_count; b++)
             nodes[b] = sinew_model_find_node(alone, ch->bones[b].name);
-        const sinew_dyn_chain_desc desc = {nodes, ch->bone_count - 1, nodes[ch->bone_count - 1],
-                                           NULL, 0};
+        const sinew_dyn_chain_desc desc = {
+            nodes, ch->bone_count - 1, nodes[ch->bone_count - 1], NULL, 0, NULL, 0};
         assert_int_equal(sinew_bake_garment(NULL, alone, &desc, 1, 0, NULL, &err), SINEW_OK);
     }
     const float uncoupled = spacing_change(alone, plan);
@@ -341,8 +362,13 @@ static void check_coupling(const garment_case *g)
         nodes[b] = sinew_model_find_node(m, plan->chains[0].bones[b].name);
     sinew_dyn_chain_desc many[SINEW_BAKE_MAX_CHAINS + 1];
     for (uint32_t c = 0; c <= SINEW_BAKE_MAX_CHAINS; c++)
-        many[c] = (sinew_dyn_chain_desc){nodes, plan->chains[0].bone_count - 1,
-                                         nodes[plan->chains[0].bone_count - 1], NULL, 0};
+        many[c] = (sinew_dyn_chain_desc){nodes,
+                                         plan->chains[0].bone_count - 1,
+                                         nodes[plan->chains[0].bone_count - 1],
+                                         NULL,
+                                         0,
+                                         NULL,
+                                         0};
     assert_int_equal(sinew_bake_clip_coupled(m, many, 0, 0, 0, NULL, tracks, &err),
                      SINEW_ERR_ARGUMENT);
     assert_int_equal(
@@ -468,6 +494,7 @@ static void test_cape(void **state)
     check_weights(&g);
     check_mirror(&g);
     check_stretch(&g, 0.005f);
+    check_inside_legs(&g, 0.005f);
     check_motion(&g);
     check_loops(&g);
     check_coupling(&g);
@@ -484,6 +511,7 @@ static void test_skirt(void **state)
     check_chains(&g, 10, 1);
     check_weights(&g);
     check_stretch(&g, 0.005f);
+    check_inside_legs(&g, 0.015f);
     check_motion(&g);
     check_loops(&g);
     check_coupling(&g);
@@ -492,19 +520,20 @@ static void test_skirt(void **state)
     free_case(&g);
 }
 
-/* The skirt with the body colliders asked for (`--colliders on`; garments bake without them
- * by default, see sinew_bake_garment): the chained skin inside a leg
- * (sinew_metrics_capsule_share, the job's measure, res.legs) falls against the same skirt
- * baked without them, and the skin stays within the stretch bars except Crouch's torn share,
- * the gap that keeps the colliders off by default. Measured (colliders off -> on): inside a leg
- * Walk 3.16% -> 0.09%, Sprint 6.39% -> 2.32%, Crouch 11.11% -> 6.54%; torn Crouch 0.1% ->
- * 1.2%, the others <= 0.3%. */
+/* The skirt with the body colliders off (`--colliders off`) and as it bakes by default (the
+ * thighs drive its rest, the colliders are on; see sinew_bake_garment): the chained skin
+ * inside a leg (sinew_metrics_capsule_share, the job's measure, res.legs) falls to at most
+ * 0.5% on every clip but Crouch (1.5%, see the top), and the skin stays within the stretch
+ * bars on every clip. Measured (off -> default): inside a leg Walk 0.62% -> 0.00%, Sprint
+ * 3.93% -> 0.39%, Crouch 7.61% -> 1.12%, Idle 0 -> 0; torn at most 0.39% -> 0.23%. Before the
+ * thighs drove the skirt: off 3.16%, 6.39% and 11.11%, with colliders 0.09%, 2.32% and 6.54%
+ * and Crouch torn 1.2%. */
 static void test_skirt_colliders(void **state)
 {
     (void)state;
     garment_case off, on;
-    run_case(&off, SINEW_CREATURE_SKIRT, SINEW_RIG_GARMENT_CHAINS, SINEW_BAKE_COLLIDERS_AUTO);
-    run_case(&on, SINEW_CREATURE_SKIRT, SINEW_RIG_GARMENT_CHAINS, SINEW_BAKE_COLLIDERS_ON);
+    run_case(&off, SINEW_CREATURE_SKIRT, SINEW_RIG_GARMENT_CHAINS, SINEW_BAKE_COLLIDERS_OFF);
+    run_case(&on, SINEW_CREATURE_SKIRT, SINEW_RIG_GARMENT_CHAINS, SINEW_BAKE_COLLIDERS_AUTO);
     assert_non_null(off.res.legs);
     assert_non_null(on.res.legs);
     assert_non_null(on.res.model);
@@ -515,10 +544,11 @@ static void test_skirt_colliders(void **state)
                "with\n",
                m->clips[c].name, 100.0 * (double)was, 100.0 * (double)now);
         assert_true(on.res.legs[c].samples > 0);
-        /* at most 0.5% where it was below 4% (Walk, Idle), else at most 0.6 of it */
-        assert_true(now <= (was < 0.04f ? 0.005f : 0.6f * was));
+        assert_true(now <= was);
+        assert_true(now <= (strcmp(m->clips[c].name, "Crouch") ? 0.005f : 0.015f));
     }
-    check_stretch(&on, 0.015f);
+    check_stretch(&off, 0.005f);
+    check_stretch(&on, 0.005f);
     check_motion(&on);
     /* A garment particle's contact radius is the capsule's (capped at its bind gap) under
      * SINEW_DYN_NO_SKIN_CONTACT, and wider by its link's skin without it (a tail's). */
@@ -532,8 +562,8 @@ static void test_skirt_colliders(void **state)
     int32_t nodes[SINEW_RIG_MAX_SEGMENTS + 1];
     for (uint32_t b = 0; b < ch->bone_count; b++)
         nodes[b] = sinew_model_find_node(m, ch->bones[b].name);
-    const sinew_dyn_chain_desc desc = {nodes, ch->bone_count - 1, nodes[ch->bone_count - 1], caps,
-                                       legs};
+    const sinew_dyn_chain_desc desc = {
+        nodes, ch->bone_count - 1, nodes[ch->bone_count - 1], caps, legs, NULL, 0};
     sinew_dyn_params prm;
     sinew_dyn_params_default(&prm);
     sinew_dyn_rig *skin = NULL, *points = NULL;

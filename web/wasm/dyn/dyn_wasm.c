@@ -132,7 +132,7 @@ sinew_dyn_rig *sdyn_rig_create(const wasm_model *m, const int32_t *chain, uint32
         p.reference_size = params[15];
         p.disable = params[16] > 0 ? (uint32_t)params[16] : 0u;
     }
-    sinew_dyn_chain_desc desc = {chain, chain_len, end_node, NULL, 0};
+    sinew_dyn_chain_desc desc = {chain, chain_len, end_node, NULL, 0, NULL, 0};
     sinew_dyn_rig *rig = NULL;
     if (sinew_dyn_rig_create(&m->model, chain ? &desc : NULL, &p, NULL, &rig, &last_error) !=
         SINEW_OK)
