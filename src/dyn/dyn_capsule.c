@@ -60,20 +60,9 @@ sinew_result dyn_rig_capsules(sinew_dyn_rig *rig, const sinew_model *model, cons
     for (uint32_t c = 0; c < count; c++) {
         const sinew_dyn_capsule *cap = &capsules[c];
         for (int e = 0; e < 2; e++) {
-            const int32_t node = e ? cap->node_b : cap->node_a;
-            if (node < 0 || (uint32_t)node >= model->node_count)
-                return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                                       "dyn rig: capsule %u: node %d is outside 0..%u", c, node,
-                                       model->node_count - 1);
-            /* the caller writes the chain's joints from the step's output: a capsule on
-             * them would follow the chain it is meant to stop */
-            for (uint32_t i = 0; i < rig->joint_count; i++)
-                if (rig->nodes[i] == node)
-                    return sinew_error_set(
-                        err, SINEW_ERR_ARGUMENT,
-                        "dyn rig: capsule %u ends on chain joint %s (node "
-                        "%d): capsules follow the body, not the chain",
-                        c, model->nodes[node].name ? model->nodes[node].name : "(unnamed)", node);
+            const sinew_result r =
+                dyn_body_node(rig, model, e ? cap->node_b : cap->node_a, "capsule", c, err);
+            if (r != SINEW_OK) return r;
         }
         if (!(cap->start >= 0.0f && cap->start < 1.0f))
             return sinew_error_set(err, SINEW_ERR_ARGUMENT,

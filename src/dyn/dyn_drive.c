@@ -5,11 +5,6 @@
 #include "dyn_internal.h"
 #include "dyn_math.h"
 
-static const char *node_name(const sinew_model *m, int32_t n)
-{
-    return m->nodes[n].name ? m->nodes[n].name : "(unnamed)";
-}
-
 sinew_result dyn_rig_drivers(sinew_dyn_rig *rig, const sinew_model *model, const sinew_mat4 *w,
                              const sinew_dyn_driver *drivers, uint32_t count, sinew_error *err)
 {
@@ -28,19 +23,9 @@ sinew_result dyn_rig_drivers(sinew_dyn_rig *rig, const sinew_model *model, const
     for (uint32_t d = 0; d < count; d++) {
         const sinew_dyn_driver *in = &drivers[d];
         for (int e = 0; e < 2; e++) {
-            const int32_t node = e ? in->tip_node : in->node;
-            if (node < 0 || (uint32_t)node >= model->node_count)
-                return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                                       "dyn rig: driver %u: node %d is outside 0..%u", d, node,
-                                       model->node_count - 1);
-            /* the caller writes the chain's joints from the step's output: a driver on them
-             * would be driven by the chain it drives */
-            for (uint32_t i = 0; i < rig->joint_count; i++)
-                if (rig->nodes[i] == node)
-                    return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                                           "dyn rig: driver %u is on chain joint %s (node %d): "
-                                           "drivers follow the body, not the chain",
-                                           d, node_name(model, node), node);
+            const sinew_result r =
+                dyn_body_node(rig, model, e ? in->tip_node : in->node, "driver", d, err);
+            if (r != SINEW_OK) return r;
         }
         if (!(in->weight >= 0.0f && in->weight <= 1.0f))
             return sinew_error_set(err, SINEW_ERR_ARGUMENT,
@@ -50,9 +35,9 @@ sinew_result dyn_rig_drivers(sinew_dyn_rig *rig, const sinew_model *model, const
         const sinew_vec3 bone = sinew_vec3_sub(sinew_mat4_translation(&w[in->tip_node]), head);
         const float length = sinew_vec3_length(bone);
         if (in->tip_node == in->node || !(length > 0.0f) || !isfinite(length))
-            return sinew_error_set(err, SINEW_ERR_ARGUMENT,
-                                   "dyn rig: driver %u: %s to %s has no length at bind", d,
-                                   node_name(model, in->node), node_name(model, in->tip_node));
+            return sinew_error_set(
+                err, SINEW_ERR_ARGUMENT, "dyn rig: driver %u: %s to %s has no length at bind", d,
+                dyn_node_name(model, in->node), dyn_node_name(model, in->tip_node));
         dyn_driver *out = &rig->drivers[rig->driver_count++];
         out->node = in->node;
         out->tip_node = in->tip_node;

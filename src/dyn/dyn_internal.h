@@ -205,6 +205,15 @@ void dyn_substep_lanes8(const sinew_dyn_rig *rig, float *const *chain, const dyn
  * state with `seed`. Only for rigs with params.idle > 0. */
 sinew_quat dyn_idle_sway(const sinew_dyn_rig *rig, uint32_t seed, double steps);
 
+/* The rule for a body bone a rig reads (a capsule's ends, a driver's bones; dyn_rig.c): a node
+ * of the model and none of the chain's own joints, which the caller writes from the step's
+ * output (a body bone there would follow the chain it acts on). `what` and `index` name it in
+ * the message ("capsule", "driver"). SINEW_ERR_ARGUMENT otherwise. */
+sinew_result dyn_body_node(const sinew_dyn_rig *rig, const sinew_model *model, int32_t node,
+                           const char *what, uint32_t index, sinew_error *err);
+/* A node's name for messages, "(unnamed)" when it has none or is outside the model. */
+const char *dyn_node_name(const sinew_model *model, int32_t node);
+
 /* Checks `capsules` (dyn_capsule.c) against the model and the rig's chain, and sets the rig's
  * capsules and each link's contact radius from the bind worlds `w` and the links' bind
  * directions; called by sinew_dyn_rig_create once the links are built. */

@@ -55,10 +55,25 @@ static long tail_number(const char *name)
     return k;
 }
 
-static const char *node_name(const sinew_model *m, int32_t i)
+const char *dyn_node_name(const sinew_model *m, int32_t i)
 {
     return (i >= 0 && (uint32_t)i < m->node_count && m->nodes[i].name) ? m->nodes[i].name
                                                                        : "(unnamed)";
+}
+
+sinew_result dyn_body_node(const sinew_dyn_rig *rig, const sinew_model *model, int32_t node,
+                           const char *what, uint32_t index, sinew_error *err)
+{
+    if (node < 0 || (uint32_t)node >= model->node_count)
+        return sinew_error_set(err, SINEW_ERR_ARGUMENT, "dyn rig: %s %u: node %d is outside 0..%u",
+                               what, index, node, model->node_count - 1);
+    for (uint32_t i = 0; i < rig->joint_count; i++)
+        if (rig->nodes[i] == node)
+            return sinew_error_set(err, SINEW_ERR_ARGUMENT,
+                                   "dyn rig: %s %u is on chain joint %s (node %d): %ss follow the "
+                                   "body, not the chain",
+                                   what, index, dyn_node_name(model, node), node, what);
+    return SINEW_OK;
 }
 
 static sinew_result find_tail_chain(const sinew_model *m, int32_t *nodes, uint32_t *count,
@@ -74,7 +89,7 @@ static sinew_result find_tail_chain(const sinew_model *m, int32_t *nodes, uint32
             if (*end_node >= 0)
                 return sinew_error_set(err, SINEW_ERR_FORMAT,
                                        "two tail end nodes: %s (node %d) and %s (node %u)",
-                                       node_name(m, *end_node), *end_node, m->nodes[i].name, i);
+                                       dyn_node_name(m, *end_node), *end_node, m->nodes[i].name, i);
             *end_node = (int32_t)i;
             continue;
         }
@@ -90,7 +105,7 @@ static sinew_result find_tail_chain(const sinew_model *m, int32_t *nodes, uint32
         }
         if (at > 0 && numbers[at - 1] == k)
             return sinew_error_set(err, SINEW_ERR_FORMAT, "two nodes named Tail_%ld: %s and %s", k,
-                                   node_name(m, nodes[at - 1]), m->nodes[i].name);
+                                   dyn_node_name(m, nodes[at - 1]), m->nodes[i].name);
         numbers[at] = k;
         nodes[at] = (int32_t)i;
         n++;
@@ -101,13 +116,13 @@ static sinew_result find_tail_chain(const sinew_model *m, int32_t *nodes, uint32
                                m->node_count);
     for (uint32_t j = 1; j < n; j++)
         if (m->nodes[nodes[j]].parent != nodes[j - 1])
-            return sinew_error_set(err, SINEW_ERR_FORMAT,
-                                   "tail chain broken: the parent of %s is %s, not %s",
-                                   node_name(m, nodes[j]), node_name(m, m->nodes[nodes[j]].parent),
-                                   node_name(m, nodes[j - 1]));
+            return sinew_error_set(
+                err, SINEW_ERR_FORMAT, "tail chain broken: the parent of %s is %s, not %s",
+                dyn_node_name(m, nodes[j]), dyn_node_name(m, m->nodes[nodes[j]].parent),
+                dyn_node_name(m, nodes[j - 1]));
     if (*end_node >= 0 && m->nodes[*end_node].parent != nodes[n - 1])
         return sinew_error_set(err, SINEW_ERR_FORMAT, "%s is not a child of the last tail joint %s",
-                               node_name(m, *end_node), node_name(m, nodes[n - 1]));
+                               dyn_node_name(m, *end_node), dyn_node_name(m, nodes[n - 1]));
     *count = n;
     return SINEW_OK;
 }
@@ -121,20 +136,20 @@ static sinew_result bind_worlds(const sinew_model *m, sinew_mat4 *w, sinew_error
         if (nd->parent >= (int32_t)i)
             return sinew_error_set(err, SINEW_ERR_FORMAT,
                                    "node %u (%s): parent %d does not come before it", i,
-                                   node_name(m, (int32_t)i), nd->parent);
+                                   dyn_node_name(m, (int32_t)i), nd->parent);
         if (nd->joint >= 0 && (uint32_t)nd->joint < m->skin.joint_count && m->skin.joints) {
             const sinew_mat4 *ibm = &m->skin.joints[nd->joint].inverse_bind;
             if (!sinew_mat4_is_finite(ibm) || !sinew_mat4_invert_affine(ibm, &w[i]))
                 return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
                                        "joint %s (node %u): inverse bind matrix is not "
                                        "invertible",
-                                       node_name(m, (int32_t)i), i);
+                                       dyn_node_name(m, (int32_t)i), i);
         } else {
             sinew_mat4 local = sinew_mat4_from_transform(nd->rest);
             if (!sinew_mat4_is_finite(&local))
                 return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
                                        "node %u (%s): rest transform is not finite", i,
-                                       node_name(m, (int32_t)i));
+                                       dyn_node_name(m, (int32_t)i));
             w[i] = nd->parent >= 0 ? sinew_mat4_mul(&w[nd->parent], &local) : local;
         }
     }
@@ -188,7 +203,7 @@ static sinew_result relative(const sinew_model *m, const sinew_mat4 *w, int32_t 
     if (!sinew_mat4_invert_affine(&w[parent], &inv))
         return sinew_error_set(err, SINEW_ERR_INVALID_VALUE,
                                "node %d (%s): bind transform is singular", parent,
-                               node_name(m, parent));
+                               dyn_node_name(m, parent));
     sinew_mat4 l = sinew_mat4_mul(&inv, &w[child]);
     *out = sinew_mat4_decompose(&l);
     return SINEW_OK;
@@ -257,7 +272,7 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
                                        model->node_count - 1);
             if (j > 0 && model->nodes[k].parent != nodes[j - 1])
                 return sinew_error_set(err, SINEW_ERR_FORMAT, "dyn rig: the parent of %s is not %s",
-                                       node_name(model, k), node_name(model, nodes[j - 1]));
+                                       dyn_node_name(model, k), dyn_node_name(model, nodes[j - 1]));
             nodes[j] = k;
         }
         end_node = desc->end_node;
@@ -265,7 +280,7 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
                               model->nodes[end_node].parent != nodes[n - 1]))
             return sinew_error_set(err, SINEW_ERR_ARGUMENT,
                                    "dyn rig: end node %d is not a child of %s", end_node,
-                                   node_name(model, nodes[n - 1]));
+                                   dyn_node_name(model, nodes[n - 1]));
         if (end_node < -1) end_node = -1;
     } else {
         r = find_tail_chain(model, nodes, &n, &end_node, err);
@@ -275,7 +290,7 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
     if (parent < 0)
         return sinew_error_set(err, SINEW_ERR_FORMAT,
                                "dyn rig: the chain root %s has no parent to hang from",
-                               node_name(model, nodes[0]));
+                               dyn_node_name(model, nodes[0]));
 
     sinew_mat4 *w = sinew_alloc(allocator, model->node_count, sizeof *w);
     sinew_dyn_rig *rig = sinew_alloc(allocator, 1, sizeof *rig);
@@ -339,7 +354,7 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
             sinew_mat4 inv;
             if (!sinew_mat4_invert_affine(&w[nodes[i]], &inv)) {
                 r = sinew_error_set(err, SINEW_ERR_INVALID_VALUE, "dyn rig: %s is singular",
-                                    node_name(model, nodes[i]));
+                                    dyn_node_name(model, nodes[i]));
                 goto fail;
             }
             tip[i] = sinew_mat4_transform_dir(&inv, incoming);
@@ -350,7 +365,7 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
         if (!(len > 1e-6f * fmaxf(extent, 1e-6f)) || !(wlen > 0.0f) || !isfinite(wlen)) {
             r = sinew_error_set(err, SINEW_ERR_FORMAT,
                                 "dyn rig: tail link %s has zero length in bind space",
-                                node_name(model, nodes[i]));
+                                dyn_node_name(model, nodes[i]));
             goto fail;
         }
         rig->links[i].head = local[i].translation;

@@ -899,19 +899,24 @@ function stretchRows(r, label, s) {
   r.metrics.stretch[label] = s;
 }
 
+// The case's `sinew tail` run, described into r.run; false, with a failed check, when it did
+// not exit 0 with an output.
+async function ranWithOutput(r, c) {
+  const run = await c.run;
+  r.run = describeRun(run, c.output);
+  if (run.status === 0 && fs.existsSync(c.output)) return true;
+  check(r, 'sinew tail', r.run, 'exit 0 with an output', false);
+  return false;
+}
+
 // notail/X.glb against its artist rig.
 async function acceptNotail(ctx, c, validation) {
   const { opt } = ctx;
   const N = opt.samples;
   const r = newResult(c);
-  const run = await c.run;
-  r.run = describeRun(run, c.output);
+  if (!(await ranWithOutput(r, c))) return r;
   if (!fs.existsSync(c.art)) {
     check(r, 'artist rig', `${c.art} is absent`, 'exists', false);
-    return r;
-  }
-  if (run.status !== 0 || !fs.existsSync(c.output)) {
-    check(r, 'sinew tail', r.run, 'exit 0 with an output', false);
     return r;
   }
   const IN = await loadRig(ctx, c.input);
@@ -1047,12 +1052,7 @@ const isWing = (name) => /wing/i.test(name);
 async function acceptNowing(ctx, c, validation) {
   const N = ctx.opt.samples;
   const r = newResult(c);
-  const run = await c.run;
-  r.run = describeRun(run, c.output);
-  if (run.status !== 0 || !fs.existsSync(c.output)) {
-    check(r, 'sinew tail', r.run, 'exit 0 with an output', false);
-    return r;
-  }
+  if (!(await ranWithOutput(r, c))) return r;
   const IN = await loadRig(ctx, c.input);
   const ART = await loadRig(ctx, c.art);
   const OUT = await loadRig(ctx, c.output);
@@ -1092,12 +1092,7 @@ async function acceptNowing(ctx, c, validation) {
 async function acceptBunny(ctx, c, validation) {
   const N = ctx.opt.samples;
   const r = newResult(c);
-  const run = await c.run;
-  r.run = describeRun(run, c.output);
-  if (run.status !== 0 || !fs.existsSync(c.output)) {
-    check(r, 'sinew tail', r.run, 'exit 0 with an output', false);
-    return r;
-  }
+  if (!(await ranWithOutput(r, c))) return r;
   const IN = await loadRig(ctx, c.input);
   const OUT = await loadRig(ctx, c.output);
   check(r, 'vertices IN/OUT', `${IN.vertexCount}/${OUT.vertexCount}`, 'equal', IN.vertexCount === OUT.vertexCount);
