@@ -95,15 +95,8 @@ typedef struct sinew_tail_result {
     int colliders_turned_on; /* 1 when the job turned the body colliders on for the tail: with
                                 them left to AUTO its chained skin entered a leg on some clip
                                 (more than 0.5% of its samples) */
-    /* Where the skin round a tail's root rides a trunk bone other than the pelvis
-     * (sinew_rig_tail_parent): that bone, and the most chained skin inside a leg over the clips
-     * baked with the tails hung from it and from the pelvis; the tails hang from whichever
-     * carried less in (the rigger's bone on a tie). rigger_parent is -1 when nothing was
-     * weighed (the bones were the same, --tail-from, no clips). */
-    int32_t rigger_parent; /* skin joint */
-    float rigger_in_legs, pelvis_in_legs;
-    int vrm;               /* 1 when VRMC_springBone was written (vrm_springs) */
-    sinew_vrm_fit vrm_fit; /* its fit and predicted error, when vrm */
+    int vrm;                 /* 1 when VRMC_springBone was written (vrm_springs) */
+    sinew_vrm_fit vrm_fit;   /* its fit and predicted error, when vrm */
     sinew_allocator allocator;
 } sinew_tail_result;
 

@@ -86,17 +86,9 @@ typedef enum sinew_rig_mode {
     SINEW_RIG_MODE_RIGID      /* the simplest fix: every appendage vertex on the pelvis, w = 1 */
 } sinew_rig_mode;
 
-/* Which bone a tail's chain hangs from (see chain.c, tail_parent). */
-typedef enum sinew_rig_tail_parent {
-    SINEW_RIG_PARENT_RIGGER = 0, /* default: the trunk joint (pelvis or spine) the rigger gave
-                                    most of the body skin round the tail's root */
-    SINEW_RIG_PARENT_PELVIS      /* the pelvis */
-} sinew_rig_tail_parent;
-
 /* What a chain's root blends into (see chain.c and docs/appendages.md, "The chain"). */
 typedef enum sinew_rig_root_blend {
-    SINEW_RIG_ROOT_PELVIS = 0, /* default: the root segment shares its skin with the bone the
-                                  chain hangs from (sinew_rig_tail_parent) */
+    SINEW_RIG_ROOT_PELVIS = 0, /* default: the root segment shares its skin with the pelvis */
     SINEW_RIG_ROOT_BODY        /* with the rigger's weights of the body skin it meets, and the
                                   blend carries on a half segment into that skin (the
                                   collar): the seam moves as its neighbours do */
@@ -139,11 +131,8 @@ typedef struct sinew_rig_options {
      * 12-20 degrees (procedural fox Sprint: 347 torn edge samples with 0.5, none with 1; see
      * tests/motion). Range (0, 1]. */
     float blend_width;
-    sinew_rig_root_blend root_blend;   /* default SINEW_RIG_ROOT_PELVIS; `sinew tail` tries
-                                          both and keeps the one whose skin strains less */
-    sinew_rig_tail_parent tail_parent; /* default SINEW_RIG_PARENT_RIGGER; `sinew tail` tries
-                                          the pelvis too where it differs and keeps the one
-                                          that carries the tail's skin into a leg less */
+    sinew_rig_root_blend root_blend; /* default SINEW_RIG_ROOT_PELVIS; `sinew tail` tries
+                                        both and keeps the one whose skin strains less */
     /* What the user says is right when the finder is wrong (all default to "automatic"):
      * tail_from names the joint the chain hangs from (and makes the longest piece near it a
      * tail); chain_pieces lists report rows to chain whatever their verdict; skip_pieces rows

@@ -704,78 +704,6 @@ static sinew_result leg_shares(sinew_tail_result *res, uint32_t samples, sinew_e
     return r;
 }
 
-/* The most chained skin inside a leg over the clips with the plan's chains baked (standing
- * still, carried rigidly by the bones they hang from, the measure is no guide: it put the
- * velociraptor's tail below from Body and the T-Rex's from Back, the opposite of the baked). */
-static sinew_result carried_in_legs(const sinew_document *doc, const sinew_model *input,
-                                    const sinew_rig_plan *plan, const sinew_tail_options *o,
-                                    sinew_tail_result *res, float *worst, sinew_error *err)
-{
-    sinew_document *trial = NULL;
-    sinew_model *model = NULL;
-    uint32_t legs;
-    sinew_result r = sinew_document_copy(doc, &trial, err);
-    if (r == SINEW_OK) r = apply_plan(trial, input, plan, o, 1, &model, NULL, err);
-    if (r == SINEW_OK)
-        r = chained_in_legs(model, plan, o->guard_samples, &res->allocator, NULL, worst, &legs,
-                            err);
-    sinew_model_free(model);
-    sinew_document_free(trial);
-    return r;
-}
-
-/* The bone the tails hang from: the one the rigger gave their roots' skin (the plan as built),
- * unless the pelvis carries their skin into a leg less, baked. A rigger's tail
- * bone (the quaternius dinosaurs' and rat's Back) may turn on its own in a clip: the
- * velociraptor's Back keeps its tail's root skin out of the thighs that the pelvis Body carries
- * it into (Death: 1.65% inside a leg baked from Body, 0.39% from Back), while the T-Rex's Back
- * swings it into a thigh as it falls (Death: 0.60% from Back, none from Body; its artist's own
- * tail 2.24%). Where the two carry it equally (no legs, no clips, both outside) the rigger's
- * stays. */
-static sinew_result weigh_tail_parent(const sinew_document *doc, sinew_tail_options *o,
-                                      sinew_tail_result *res, sinew_error *err)
-{
-    const int32_t pelvis = res->report.landmarks.pelvis;
-    int differs = 0;
-    for (uint32_t c = 0; c < res->plan.chain_count; c++) {
-        const sinew_rig_chain *ch = &res->plan.chains[c];
-        differs |= !ch->wing && !ch->ear && !ch->garment && ch->parent_joint != pelvis;
-    }
-    if (!differs || o->rig.tail_from || !res->input->clip_count) return SINEW_OK;
-    /* Building a plan refills the pieces' distance_after: keep this plan's to put back. */
-    const uint32_t np = res->report.piece_count;
-    float *reach = sinew_alloc(&res->allocator, np + 1, sizeof *reach);
-    if (!reach) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
-    for (uint32_t p = 0; p < np; p++)
-        reach[p] = res->report.pieces[p].distance_after;
-    sinew_rig_options at_pelvis = o->rig;
-    at_pelvis.tail_parent = SINEW_RIG_PARENT_PELVIS;
-    sinew_rig_plan alt;
-    memset(&alt, 0, sizeof alt);
-    float rigger = 0, from_pelvis = 0;
-    sinew_result r = sinew_rig_build_chain(res->input, &at_pelvis, &res->report, &alt, err);
-    if (r == SINEW_OK) r = carried_in_legs(doc, res->input, &res->plan, o, res, &rigger, err);
-    if (r == SINEW_OK) r = carried_in_legs(doc, res->input, &alt, o, res, &from_pelvis, err);
-    if (r == SINEW_OK) {
-        for (uint32_t c = 0; c < res->plan.chain_count && res->rigger_parent < 0; c++)
-            if (res->plan.chains[c].parent_joint != pelvis)
-                res->rigger_parent = res->plan.chains[c].parent_joint;
-        res->rigger_in_legs = rigger;
-        res->pelvis_in_legs = from_pelvis;
-    }
-    if (r == SINEW_OK && from_pelvis < rigger) {
-        sinew_rig_plan kept = res->plan;
-        res->plan = alt, alt = kept;
-        o->rig.tail_parent = SINEW_RIG_PARENT_PELVIS;
-    } else {
-        for (uint32_t p = 0; p < np; p++)
-            res->report.pieces[p].distance_after = reach[p];
-    }
-    sinew_rig_plan_free(&alt);
-    sinew_free(&res->allocator, reach);
-    return r;
-}
-
 /* The chained skin a chain may leave inside a leg on a clip before the job turns the body
  * colliders on for its tail (sinew_bake_colliders AUTO): the bar of the body colliders'
  * measure on the shared models (0.5%). */
@@ -785,7 +713,6 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
                             sinew_tail_result *res, sinew_error *err)
 {
     memset(res, 0, sizeof *res);
-    res->rigger_parent = -1;
     sinew_tail_options o;
     memset(&o, 0, sizeof o);
     if (options) o = *options;
@@ -799,7 +726,6 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
     sinew_result r = sinew_model_from_document(doc, &model_options, &res->input, err);
     if (r == SINEW_OK) r = sinew_rig_find_appendages(res->input, &o.rig, &res->report, err);
     if (r == SINEW_OK) r = sinew_rig_build_chain(res->input, &o.rig, &res->report, &res->plan, err);
-    if (r == SINEW_OK) r = weigh_tail_parent(doc, &o, res, err);
     if (r != SINEW_OK || (res->plan.chain_count == 0 && res->plan.changed_count == 0)) return r;
     const sinew_model *input = res->input;
     /* The check runs again without the chains it drops one kind at a time, and with the body

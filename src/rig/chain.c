@@ -6,18 +6,17 @@
  *            section, J_K a quarter segment short of the tip), then two passes of
  *            J_i <- J_i / 2 + (J_{i-1} + J_{i+1}) / 4 on the interior joints, so the chain does
  *            not zigzag where a bushy tail's sections are lopsided.
- *   bones    Tail_1..Tail_K + an unweighted Tail_End, under the bone the rigger gave the
- *            skin round the root (tail_parent; the pelvis on request), each sharing that
- *            bone's bind rotation so each is a pure translation in its parent; existing
+ *   bones    Tail_1..Tail_K + an unweighted Tail_End, under the pelvis, each sharing the
+ *            pelvis's bind rotation so each is a pure translation in its parent; existing
  *            clips never reference them.
  *   weights  with s = K (L - g) / L for a vertex g from the tip, k = floor(s) and f = s - k,
  *            bone k+1 owns segment k and shares its ends with its neighbours:
  *            w_prev = clamp(0.5 - f/w, 0, 0.5), w_next = clamp((f - 1 + w/2)/w, 0, 0.5),
  *            w_self = 1 - w_prev - w_next, with the blend width w (0.5 gives 0.5 - 2f and
- *            2f - 1.5); the root segment's prev is the bone the chain hangs from
- * (SINEW_RIG_ROOT_PELVIS) or the rigger's weights of the body skin the root meets
- * (SINEW_RIG_ROOT_BODY, with the blend carried on into that skin: see blend_collar), so the tail
- * blends into the body instead of creasing at its root. */
+ *            2f - 1.5); the root segment's prev is the pelvis (SINEW_RIG_ROOT_PELVIS) or the
+ *            rigger's weights of the body skin the root meets (SINEW_RIG_ROOT_BODY, with the
+ *            blend carried on into that skin: see blend_collar), so the tail blends into the
+ *            body instead of creasing at its root. */
 #include "rig_internal.h"
 
 #include <float.h>
@@ -195,37 +194,6 @@ static uint32_t body_border(const sinew_rig_analysis *a, const sinew_model *m,
         if (borders) out[n++] = x;
     }
     return n;
-}
-
-/* The joint a tail hangs from: the trunk joint (pelvis or spine region) the rigger gave most
- * of the body skin the tail's root meets (`border`), the pelvis when none. The rigger said with
- * those weights which bone carries the rump there; a chain hung from another bone swings its
- * root ring against that skin. The quaternius velociraptor's root skin rides Back, a leaf under
- * its pelvis Body that its clips turn on its own: hung from Body, the chain's root skin went
- * 1.65% into a thigh on Death (0.39% from Back, the bar 0.5%; the tail job weighs the pelvis
- * too, see sinew_rig_tail_parent). Legs are left out: skin a thigh carries round a root is what
- * tears (the tail's own skin must leave the legs). */
-static int32_t tail_parent(const sinew_rig_analysis *a, const sinew_model *m,
-                           const uint32_t *border, uint32_t count, int32_t pelvis, float *scratch)
-{
-    const uint32_t nj = m->skin.joint_count;
-    for (uint32_t j = 0; j < nj; j++)
-        scratch[j] = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        const size_t o = (size_t)border[i] * SINEW_MAX_INFLUENCES;
-        for (int k = 0; k < SINEW_MAX_INFLUENCES; k++) {
-            const uint32_t j = m->mesh.influence_joints[o + (size_t)k];
-            const float w = m->mesh.influence_weights[o + (size_t)k];
-            if (j < nj && w > 0) scratch[j] += w;
-        }
-    }
-    int32_t best = pelvis;
-    float most = pelvis >= 0 ? scratch[pelvis] : 0;
-    for (uint32_t j = 0; j < nj; j++)
-        if ((a->regions[j] == SINEW_RIG_REGION_PELVIS || a->regions[j] == SINEW_RIG_REGION_SPINE) &&
-            scratch[j] > most)
-            best = (int32_t)j, most = scratch[j];
-    return best;
 }
 
 /* The rigger's weights of the body skin round the root, as felt at vertex v: the border
@@ -417,13 +385,12 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
     uint32_t *verts = sinew_alloc(al, nv, sizeof *verts);
     uint32_t *border = sinew_alloc(al, nv, sizeof *border);
     float *from_border = sinew_alloc(al, nv, sizeof *from_border);
-    float *joint_weight = sinew_alloc(al, nj + 1, sizeof *joint_weight);
     rig_segment *segs =
         sinew_alloc(al, a->segment_count + nchains * SINEW_RIG_MAX_SEGMENTS + 1, sizeof *segs);
     sinew_vec3 *jp = sinew_alloc(al, nj + nchains * (SINEW_RIG_MAX_SEGMENTS + 1) + 1, sizeof *jp);
     sinew_result r = SINEW_OK;
     if (!plan->joints || !plan->weights || !plan->changed || !plan->chains || !axial || !verts ||
-        !border || !from_border || !joint_weight || !segs || !jp) {
+        !border || !from_border || !segs || !jp) {
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
         goto fail;
     }
@@ -486,13 +453,9 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
         else
             rig_chain_joints(run, pc, L, K, J);
         pc->segments = K;
-        const uint32_t border_count = body_border(a, m, rep, p, border);
-        const int32_t parent =
-            wing  ? rig_wing_parent(a, m, pc)
-            : ear ? rig_ear_parent(rep, pc)
-            : opt.tail_from || opt.tail_parent == SINEW_RIG_PARENT_PELVIS
-                ? default_parent
-                : tail_parent(a, m, border, border_count, default_parent, joint_weight);
+        const int32_t parent = wing  ? rig_wing_parent(a, m, pc)
+                               : ear ? rig_ear_parent(rep, pc)
+                                     : default_parent;
         if (parent < 0) {
             r = sinew_error_set(err, SINEW_ERR_INTERNAL, "%s: no joint for the chain to hang from",
                                 wing ? "wings" : "ears");
@@ -518,6 +481,7 @@ sinew_result sinew_rig_build_chain(const sinew_model *m, const sinew_rig_options
             axial[a->weld[verts[i]]] = -1;
         axial_positions(a, m, rep, p, axial);
         const int body_root = opt.root_blend == SINEW_RIG_ROOT_BODY;
+        const uint32_t border_count = body_border(a, m, rep, p, border);
         const float reach = fmaxf(
             fmaxf(0.5f * L / (float)K, COLLAR_RADII * pc->radius),
             BLEND_EDGES * border_edge_length(a, m, rep, p, border, border_count, from_border));
@@ -586,7 +550,6 @@ done:
     sinew_free(al, verts);
     sinew_free(al, border);
     sinew_free(al, from_border);
-    sinew_free(al, joint_weight);
     sinew_free(al, segs);
     sinew_free(al, jp);
     return r;

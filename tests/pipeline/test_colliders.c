@@ -5,7 +5,8 @@
  * them, which the default AUTO turns on for a lowered carry; skin held as modelled is not
  * counted inside; and the job turns the colliders on for a tail at the defaults that enters a
  * leg (a real file, skipped without the shared models); and every real tail sinew grows (the
- * notail/ models and the UM bunny) keeps its skin out of the legs. */
+ * notail/ models and the UM bunny) keeps its skin out of the legs, the velociraptor's known
+ * shortfall aside. */
 #include "test_util.h"
 
 #include "sinew/creature.h"
@@ -179,7 +180,14 @@ static void test_job_turns_colliders_on_where_the_tail_enters_a_leg(void **state
 }
 
 /* Every real file sinew grows a tail on keeps its chained skin out of the legs on every clip,
- * at the defaults: each notail/ copy of an artist's tailed creature, and the UM bunny. */
+ * at the defaults: each notail/ copy of an artist's tailed creature, and the UM bunny; but for
+ * the velociraptor, which may not get worse than it is. Its entries are the 20 root-ring
+ * vertices its artist gives Back (a leaf under its pelvis Body that the clips turn on its own):
+ * the chain, hung from the pelvis, carries them into a thigh on Attack, Death and Jump (1.41%,
+ * 1.65%, 1.36%). `--tail-from Back` keeps them out (0.39%) but tears the re-weighted skin round
+ * the root more (Attack 0.1% -> 1.4%, Jump 0.2% -> 1.4%, Death 2.4% -> 3.6%), so the job does
+ * not hang it there (docs/appendages.md, "Body colliders"). */
+#define VELOCIRAPTOR_IN_LEGS 0.0166f
 static void test_real_tails_stay_out_of_the_legs(void **state)
 {
     (void)state;
@@ -200,50 +208,7 @@ static void test_real_tails_stay_out_of_the_legs(void **state)
         const float worst = worst_in_legs(path, SINEW_BAKE_COLLIDERS_AUTO, &on, &returned);
         print_message("%-36s most chained skin inside a leg %.2f%% (colliders %s)\n", names[i],
                       100.0 * worst, on ? "turned on" : "off");
-        assert_true(worst <= 0.005f);
-    }
-}
-
-/* The bone a tail hangs from, weighed by the job where the skin round its root rides a trunk
- * bone other than the pelvis: on the velociraptor that bone (Back) keeps the tail's skin out of
- * the thighs that the pelvis (Body) carries it into, and the chain hangs from it; on the T-Rex
- * the same Back swings it into a thigh as it falls, and the chain hangs from the pelvis. */
-static void test_job_weighs_the_bone_the_tail_hangs_from(void **state)
-{
-    (void)state;
-    const char *dir = test_models_dir();
-    if (!dir) test_skip();
-    static const struct {
-        const char *file, *hung;
-    } cases[] = {{"notail/quaternius_Velociraptor.glb", "Back"},
-                 {"notail/quaternius_TRex.glb", "Body"}};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char path[8800];
-        snprintf(path, sizeof path, "%s/%s", dir, cases[i].file);
-        sinew_document *doc = NULL;
-        assert_int_equal(sinew_document_load_file(path, NULL, &doc, NULL), SINEW_OK);
-        sinew_tail_result run;
-        sinew_error err;
-        if (sinew_tail_run(doc, NULL, &run, &err) != SINEW_OK) fail_msg("tail: %s", err.message);
-        const sinew_model *m = run.input;
-        assert_int_equal(run.plan.chain_count, 1);
-        assert_true(run.rigger_parent >= 0);
-        const char *rigger = m->nodes[m->skin.joints[run.rigger_parent].node].name;
-        const char *hung = m->nodes[m->skin.joints[run.plan.chains[0].parent_joint].node].name;
-        print_message("%s: %s carried %.2f%% into a leg, the pelvis %.2f%%: hung from %s\n",
-                      cases[i].file, rigger, 100.0 * run.rigger_in_legs, 100.0 * run.pelvis_in_legs,
-                      hung);
-        assert_string_equal(rigger, "Back");
-        assert_string_equal(hung, cases[i].hung);
-        /* the one that carried less in is kept */
-        assert_true(!strcmp(hung, rigger) ? run.rigger_in_legs <= run.pelvis_in_legs
-                                          : run.pelvis_in_legs < run.rigger_in_legs);
-        float worst = 0;
-        for (uint32_t c = 0; run.legs && c < m->clip_count; c++)
-            worst = fmaxf(worst, run.legs[c].share);
-        assert_true(worst <= 0.005f);
-        sinew_tail_result_free(&run);
-        sinew_document_free(doc);
+        assert_true(worst <= (strstr(names[i], "Velociraptor") ? VELOCIRAPTOR_IN_LEGS : 0.005f));
     }
 }
 
@@ -255,7 +220,6 @@ int main(void)
         cmocka_unit_test(test_skin_as_modelled_is_not_inside),
         cmocka_unit_test(test_job_turns_colliders_on_where_the_tail_enters_a_leg),
         cmocka_unit_test(test_real_tails_stay_out_of_the_legs),
-        cmocka_unit_test(test_job_weighs_the_bone_the_tail_hangs_from),
     };
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }

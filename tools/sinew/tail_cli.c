@@ -322,13 +322,6 @@ cJSON *tail_cli_report_json(const sinew_tail_result *run, const char *in, const 
         cJSON *legs = cJSON_AddObjectToObject(root, "in_legs");
         cJSON_AddNumberToObject(legs, "capsules", run->leg_capsules);
         cJSON_AddBoolToObject(legs, "colliders_turned_on", run->colliders_turned_on);
-        if (run->rigger_parent >= 0) { /* the bone the tails hang from, weighed (see the table) */
-            cJSON *parent = cJSON_AddObjectToObject(legs, "parent_weighed");
-            cJSON_AddStringToObject(parent, "rigger", joint_name(m, run->rigger_parent));
-            cJSON_AddStringToObject(parent, "pelvis", joint_name(m, run->report.landmarks.pelvis));
-            cJSON_AddNumberToObject(parent, "rigger_share", run->rigger_in_legs);
-            cJSON_AddNumberToObject(parent, "pelvis_share", run->pelvis_in_legs);
-        }
         cJSON_AddNumberToObject(legs, "colliders", run->bakes ? run->bakes[0].capsule_count : 0);
         cJSON *per = cJSON_AddArrayToObject(legs, "clips");
         for (uint32_t c = 0; c < run->model->clip_count; c++) {
@@ -530,16 +523,6 @@ void tail_cli_print(const char *in, const sinew_tail_result *run, int verbose)
     if (run->baked && run->bakes) {
         bake_cli_print(run->model, run->bakes);
         bake_cli_print_colliders(run->model, run->bakes);
-    }
-    if (run->rigger_parent >= 0) { /* the bone the tails hang from, weighed */
-        const int kept = !(run->pelvis_in_legs < run->rigger_in_legs);
-        printf("  hangs from %s: in a first bake (before the colliders are weighed) from %s, the "
-               "bone the skin round its root rides, %.2f%% of its skin samples entered a leg, from "
-               "the pelvis %s %.2f%%\n",
-               safe_text(joint_name(m, kept ? run->rigger_parent : run->report.landmarks.pelvis)).s,
-               safe_text(joint_name(m, run->rigger_parent)).s, 100.0 * run->rigger_in_legs,
-               safe_text(joint_name(m, run->report.landmarks.pelvis)).s,
-               100.0 * run->pelvis_in_legs);
     }
     if (run->colliders_turned_on)
         printf("  colliders on for the tail: without them its skin entered a leg on some clip "
