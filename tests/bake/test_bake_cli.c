@@ -3,9 +3,7 @@
  * into gigabytes, and a spring option the library would refuse is a usage error (exit 2) that
  * names the option and the range the library accepts. And their --json: the table's figures,
  * on stdout alone. */
-#include "test_util.h"
-
-#include <cjson/cJSON.h>
+#include "test_json.h"
 
 #include "sinew/creature.h"
 #include "sinew/document.h"
@@ -218,30 +216,6 @@ static void write_tailed_fox(const char *dir, char *tailed, size_t size)
                      0);
 }
 
-/* Standard output alone of a command whose stderr goes to `err_path`, parsed as one JSON
- * document with nothing after it (the caller deletes it). */
-static cJSON *run_json(const char *err_path, const char *fmt, const char *a, const char *b)
-{
-    static char text[1 << 18];
-    char command[4096];
-    snprintf(command, sizeof command, fmt, test_sinew_bin(), a, b);
-    const int code = test_run(text, sizeof text, "{ %s 2>'%s'; }", command, err_path);
-    if (code) fprintf(stderr, "%s: exit %d: %s\n", command, code, text);
-    assert_int_equal(code, 0);
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithOpts(text, &end, 1);
-    if (!j) fprintf(stderr, "%s: not one JSON document: %.300s\n", command, text);
-    assert_non_null(j);
-    return j;
-}
-
-static double number(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItem(o, key);
-    if (!cJSON_IsNumber(v)) fail_msg("no number \"%s\"", key);
-    return v->valuedouble;
-}
-
 static int flag(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItem(o, key);
@@ -259,11 +233,11 @@ static void assert_bake_rows(const char *table, const cJSON *clips, int count)
     {
         char row[256];
         snprintf(row, sizeof row, "  %-24s %5u %6.1f %5s %7u %7.2f° %7.2f° %7.1f° %7.2f°\n",
-                 cJSON_GetObjectItem(c, "name")->valuestring, (unsigned)number(c, "keys"),
-                 number(c, "rate"), flag(c, "looping") ? "yes" : "no",
-                 (unsigned)number(c, "passes"), number(c, "drift_degrees"),
-                 number(c, "seam_degrees"), number(c, "swing_degrees"),
-                 number(c, "tip_swing_degrees"));
+                 cJSON_GetObjectItem(c, "name")->valuestring, (unsigned)test_json_number(c, "keys"),
+                 test_json_number(c, "rate"), flag(c, "looping") ? "yes" : "no",
+                 (unsigned)test_json_number(c, "passes"), test_json_number(c, "drift_degrees"),
+                 test_json_number(c, "seam_degrees"), test_json_number(c, "swing_degrees"),
+                 test_json_number(c, "tip_swing_degrees"));
         if (!strstr(table, row)) fail_msg("the table has no row\n%s", row);
         assert_true(flag(c, "closed")); /* the fox's loops close: no note on the rows */
     }
@@ -285,7 +259,10 @@ static void test_bake_json_holds_the_table(void **state)
     assert_int_equal(test_run(table, sizeof table, "'%s' bake '%s' -o '%s' --vrm-springs",
                               test_sinew_bin(), tailed, table_out),
                      0);
-    cJSON *j = run_json(err, "'%s' bake '%s' -o '%s' --vrm-springs --json", tailed, json_out);
+    char command[8192];
+    snprintf(command, sizeof command, "'%s' bake '%s' -o '%s' --vrm-springs --json",
+             test_sinew_bin(), tailed, json_out);
+    cJSON *j = test_run_json(command, err);
     assert_string_equal(cJSON_GetObjectItem(j, "input")->valuestring, tailed);
     assert_string_equal(cJSON_GetObjectItem(j, "output")->valuestring, json_out);
     size_t size_table = 0, size_json = 0;
@@ -293,13 +270,13 @@ static void test_bake_json_holds_the_table(void **state)
     assert_true(a && b && size_table == size_json && !memcmp(a, b, size_json));
     free(a);
     free(b);
-    assert_true(number(j, "bytes") == (double)size_json);
-    const int clips = (int)number(j, "clip_count");
+    assert_true(test_json_number(j, "bytes") == (double)size_json);
+    const int clips = (int)test_json_number(j, "clip_count");
     char line[64];
     snprintf(line, sizeof line, ": baked %d clips -> ", clips);
     assert_non_null(strstr(table, line));
     assert_true(flag(j, "tail"));
-    assert_int_equal((int)number(j, "wings"), 0);
+    assert_int_equal((int)test_json_number(j, "wings"), 0);
     assert_bake_rows(table, cJSON_GetObjectItem(j, "clips"), clips);
     const cJSON *joints = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "vrm_springs"), "joints");
     assert_true(cJSON_GetArraySize(joints) >= 2);
@@ -308,9 +285,10 @@ static void test_bake_json_holds_the_table(void **state)
     {
         char row[256];
         snprintf(row, sizeof row, "  %-16s %5.2fHz %5.2f %10.4g %9.4f %12.4g %9.4g\n",
-                 cJSON_GetObjectItem(x, "node")->valuestring, number(x, "frequency"),
-                 number(x, "damping_ratio"), number(x, "stiffness"), number(x, "drag_force"),
-                 number(x, "gravity_power"), number(x, "hit_radius"));
+                 cJSON_GetObjectItem(x, "node")->valuestring, test_json_number(x, "frequency"),
+                 test_json_number(x, "damping_ratio"), test_json_number(x, "stiffness"),
+                 test_json_number(x, "drag_force"), test_json_number(x, "gravity_power"),
+                 test_json_number(x, "hit_radius"));
         if (!strstr(table, row)) fail_msg("the VRM table has no row\n%s", row);
     }
     cJSON_Delete(j);
@@ -338,7 +316,9 @@ static void test_tail_json_holds_the_bake_table(void **state)
         test_run(table, sizeof table, "'%s' creature fox -o '%s'", test_sinew_bin(), in), 0);
     assert_int_equal(
         test_run(table, sizeof table, "'%s' tail '%s' -o '%s'", test_sinew_bin(), in, out), 0);
-    cJSON *j = run_json(err, "'%s' tail '%s' -o '%s' --json", in, out);
+    char command[8192];
+    snprintf(command, sizeof command, "'%s' tail '%s' -o '%s' --json", test_sinew_bin(), in, out);
+    cJSON *j = test_run_json(command, err);
     assert_bake_rows(table, cJSON_GetObjectItem(j, "bake"), 4); /* Walk, Sprint, Crouch, Idle */
     cJSON_Delete(j);
     remove(out);

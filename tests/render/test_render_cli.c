@@ -1,8 +1,6 @@
 /* The CLI's pictures and the README's main command: `sinew render` and `sinew demo` (its
  * tables, and the same as --json). */
-#include "test_util.h"
-
-#include <cjson/cJSON.h>
+#include "test_json.h"
 
 static char out[65536];
 
@@ -26,19 +24,13 @@ static void test_render_usage_and_bad_input(void **state)
     test_run(NULL, 0, "rm -rf %s", dir);
 }
 
-static double number(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItem(o, key);
-    if (!cJSON_IsNumber(v)) fail_msg("no number \"%s\"", key);
-    return v->valuedouble;
-}
-
 /* One row of the stretch comparison as the table prints it, from its JSON. */
 static int stretch_row(char *buf, size_t size, const char *label, const cJSON *s)
 {
     return snprintf(buf, size, "  %-22s %9llu %6.2f %6.2f %6.2f %7.1f%%\n", label,
-                    (unsigned long long)number(s, "samples"), number(s, "p95"), number(s, "p99"),
-                    number(s, "max"), 100.0 * number(s, "torn_share"));
+                    (unsigned long long)test_json_number(s, "samples"), test_json_number(s, "p95"),
+                    test_json_number(s, "p99"), test_json_number(s, "max"),
+                    100.0 * test_json_number(s, "torn_share"));
 }
 
 /* `sinew demo --json`: one JSON document on stdout alone, once the same files are written; its
@@ -73,12 +65,13 @@ static void check_demo_json(const char *dir, const char *table)
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(stretch, "clips"))
     {
         char block[1024];
-        int n = snprintf(
-            block, sizeof block,
-            "clip %s, %u moments: tail edges (the %u vertices the chain re-weights)\n"
-            "  %-22s %9s %6s %6s %6s %8s\n",
-            cJSON_GetObjectItem(c, "name")->valuestring, (unsigned)number(stretch, "samples"),
-            (unsigned)number(stretch, "tail_vertices"), "", "samples", "p95", "p99", "max", "torn");
+        int n = snprintf(block, sizeof block,
+                         "clip %s, %u moments: tail edges (the %u vertices the chain re-weights)\n"
+                         "  %-22s %9s %6s %6s %6s %8s\n",
+                         cJSON_GetObjectItem(c, "name")->valuestring,
+                         (unsigned)test_json_number(stretch, "samples"),
+                         (unsigned)test_json_number(stretch, "tail_vertices"), "", "samples", "p95",
+                         "p99", "max", "torn");
         for (int k = 0; k < 4; k++)
             n += stretch_row(block + n, sizeof block - (size_t)n, labels[k],
                              cJSON_GetObjectItem(c, keys[k]));
@@ -88,11 +81,12 @@ static void check_demo_json(const char *dir, const char *table)
     {
         char row[256];
         snprintf(row, sizeof row, "  %-24s %5u %6.1f %5s %7u %7.2f° %7.2f° %7.1f° %7.2f°\n",
-                 cJSON_GetObjectItem(c, "name")->valuestring, (unsigned)number(c, "keys"),
-                 number(c, "rate"), cJSON_IsTrue(cJSON_GetObjectItem(c, "looping")) ? "yes" : "no",
-                 (unsigned)number(c, "passes"), number(c, "drift_degrees"),
-                 number(c, "seam_degrees"), number(c, "swing_degrees"),
-                 number(c, "tip_swing_degrees"));
+                 cJSON_GetObjectItem(c, "name")->valuestring, (unsigned)test_json_number(c, "keys"),
+                 test_json_number(c, "rate"),
+                 cJSON_IsTrue(cJSON_GetObjectItem(c, "looping")) ? "yes" : "no",
+                 (unsigned)test_json_number(c, "passes"), test_json_number(c, "drift_degrees"),
+                 test_json_number(c, "seam_degrees"), test_json_number(c, "swing_degrees"),
+                 test_json_number(c, "tip_swing_degrees"));
         if (!strstr(table, row)) fail_msg("the table has no bake row\n%s", row);
         rows++;
     }

@@ -27,6 +27,9 @@
 #include "test_util.h"
 
 #include <dirent.h>
+
+/* The skirt's Crouch: the most of its chained skin inside a leg it is held to (see the top). */
+#define SKIRT_CROUCH_INSIDE 0.015f
 #include <math.h>
 
 #include "sinew/creature.h"
@@ -503,62 +506,50 @@ static void test_cape(void **state)
     free_case(&g);
 }
 
+/* The skirt as it bakes by default (the thighs drive its rest, the colliders are on; see
+ * sinew_bake_garment), and with the body colliders off (`--colliders off`): the chained skin
+ * inside a leg is no more with them than without on any clip, and the skin stays within the
+ * stretch bars either way. Measured (off -> default): inside a leg Walk 0.62% -> 0.00%, Sprint
+ * 3.93% -> 0.39%, Crouch 7.61% -> 1.12%, Idle 0 -> 0; torn at most 0.39% -> 0.23%. Before the
+ * thighs drove the skirt: off 3.16%, 6.39% and 11.11%, with colliders 0.09%, 2.32% and 6.54%
+ * and Crouch torn 1.2%. A garment particle's contact radius is the capsule's (capped at its
+ * bind gap) under SINEW_DYN_NO_SKIN_CONTACT, and wider by its link's skin without it (a
+ * tail's). */
 static void test_skirt(void **state)
 {
     (void)state;
-    garment_case g;
+    garment_case g, off;
     run_case(&g, SINEW_CREATURE_SKIRT, SINEW_RIG_GARMENT_CHAINS, SINEW_BAKE_COLLIDERS_AUTO);
     check_chains(&g, 10, 1);
     check_weights(&g);
     check_stretch(&g, 0.005f);
-    check_inside_legs(&g, 0.015f);
+    check_inside_legs(&g, SKIRT_CROUCH_INSIDE);
     check_motion(&g);
     check_loops(&g);
     check_coupling(&g);
     measure_inside_legs(&g, g.res.input, "as rigged");
     measure_inside_legs(&g, g.res.model, "chains");
-    free_case(&g);
-}
 
-/* The skirt with the body colliders off (`--colliders off`) and as it bakes by default (the
- * thighs drive its rest, the colliders are on; see sinew_bake_garment): the chained skin
- * inside a leg (sinew_metrics_capsule_share, the job's measure, res.legs) falls to at most
- * 0.5% on every clip but Crouch (1.5%, see the top), and the skin stays within the stretch
- * bars on every clip. Measured (off -> default): inside a leg Walk 0.62% -> 0.00%, Sprint
- * 3.93% -> 0.39%, Crouch 7.61% -> 1.12%, Idle 0 -> 0; torn at most 0.39% -> 0.23%. Before the
- * thighs drove the skirt: off 3.16%, 6.39% and 11.11%, with colliders 0.09%, 2.32% and 6.54%
- * and Crouch torn 1.2%. */
-static void test_skirt_colliders(void **state)
-{
-    (void)state;
-    garment_case off, on;
     run_case(&off, SINEW_CREATURE_SKIRT, SINEW_RIG_GARMENT_CHAINS, SINEW_BAKE_COLLIDERS_OFF);
-    run_case(&on, SINEW_CREATURE_SKIRT, SINEW_RIG_GARMENT_CHAINS, SINEW_BAKE_COLLIDERS_AUTO);
     assert_non_null(off.res.legs);
-    assert_non_null(on.res.legs);
-    assert_non_null(on.res.model);
-    const sinew_model *m = on.res.model;
+    const sinew_model *m = g.res.model;
     for (uint32_t c = 0; c < m->clip_count; c++) {
-        const float was = off.res.legs[c].share, now = on.res.legs[c].share;
+        const float was = off.res.legs[c].share, now = g.res.legs[c].share;
         printf("skirt %s: %.2f%% of the chained skin inside a leg without colliders, %.2f%% "
                "with\n",
                m->clips[c].name, 100.0 * (double)was, 100.0 * (double)now);
-        assert_true(on.res.legs[c].samples > 0);
         assert_true(now <= was);
-        assert_true(now <= (strcmp(m->clips[c].name, "Crouch") ? 0.005f : 0.015f));
     }
     check_stretch(&off, 0.005f);
-    check_stretch(&on, 0.005f);
-    check_motion(&on);
-    /* A garment particle's contact radius is the capsule's (capped at its bind gap) under
-     * SINEW_DYN_NO_SKIN_CONTACT, and wider by its link's skin without it (a tail's). */
+    free_case(&off);
+
     sinew_dyn_capsule caps[SINEW_DYN_MAX_CAPSULES];
     uint32_t count = 0, legs = 0;
     sinew_error err;
     assert_int_equal(sinew_body_capsules(m, caps, SINEW_DYN_MAX_CAPSULES, &count, &legs, &err),
                      SINEW_OK);
     assert_true(legs >= 2);
-    const sinew_rig_chain *ch = &on.res.plan.chains[0];
+    const sinew_rig_chain *ch = &g.res.plan.chains[0];
     int32_t nodes[SINEW_RIG_MAX_SEGMENTS + 1];
     for (uint32_t b = 0; b < ch->bone_count; b++)
         nodes[b] = sinew_model_find_node(m, ch->bones[b].name);
@@ -580,8 +571,7 @@ static void test_skirt_colliders(void **state)
     assert_true(wider > 0);
     sinew_dyn_rig_free(skin);
     sinew_dyn_rig_free(points);
-    free_case(&off);
-    free_case(&on);
+    free_case(&g);
 }
 
 /* Without --garment chains: nothing grown, the document unchanged (do no harm). */
@@ -662,7 +652,6 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cape),
         cmocka_unit_test(test_skirt),
-        cmocka_unit_test(test_skirt_colliders),
         cmocka_unit_test(test_left_alone),
     };
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));

@@ -23,6 +23,21 @@ static void random_rotation(uint32_t *seed, double R[9], double q[4])
     solve_quat_to_rot(q, R);
 }
 
+/* Points along x and their images under a random rotation `prev`: their cross-covariance S,
+ * whose fit leaves the spin about x free. */
+static void collinear_fit(uint32_t *seed, double prev[9], double S[9])
+{
+    double qp[4];
+    random_rotation(seed, prev, qp);
+    memset(S, 0, 9 * sizeof *S);
+    for (int i = -2; i <= 2; i++) {
+        double a[3] = {i, 0, 0}, b[3] = {prev[0] * i, prev[3] * i, prev[6] * i};
+        for (int x = 0; x < 3; x++)
+            for (int y = 0; y < 3; y++)
+                S[x * 3 + y] += a[x] * b[y];
+    }
+}
+
 /* Horn on exact data recovers the rotation to rounding; on collinear points the tie-break
  * keeps the previous rotation about the line. */
 static void test_horn(void **state)
@@ -49,15 +64,8 @@ static void test_horn(void **state)
             assert_true(fabs(Rg[i] - R[i]) < 1e-9);
     }
     /* collinear points along x: rotation about x is free; the previous rotation wins */
-    double prev[9], qp[4];
-    random_rotation(&seed, prev, qp);
-    double S[9] = {0};
-    for (int i = -2; i <= 2; i++) {
-        double a[3] = {i, 0, 0}, b[3] = {prev[0] * i, prev[3] * i, prev[6] * i};
-        for (int x = 0; x < 3; x++)
-            for (int y = 0; y < 3; y++)
-                S[x * 3 + y] += a[x] * b[y];
-    }
+    double prev[9], S[9];
+    collinear_fit(&seed, prev, S);
     double got[4], Rg[9];
     solve_horn(S, prev, got, Rg);
     for (int i = 0; i < 9; i++)
@@ -121,15 +129,8 @@ static void test_horn_from(void **state)
     assert_true(worst < 1e-9);
     assert_int_equal(near_used, near);
     /* collinear points along x: the spin is free; from the previous rotation it stays */
-    double prev[9], qp[4];
-    random_rotation(&seed, prev, qp);
-    double S[9] = {0};
-    for (int i = -2; i <= 2; i++) {
-        double a[3] = {i, 0, 0}, b[3] = {prev[0] * i, prev[3] * i, prev[6] * i};
-        for (int x = 0; x < 3; x++)
-            for (int y = 0; y < 3; y++)
-                S[x * 3 + y] += a[x] * b[y];
-    }
+    double prev[9], S[9];
+    collinear_fit(&seed, prev, S);
     double got[4], Rg[9];
     assert_int_equal(solve_horn_from(S, prev, prev, got, Rg), 1);
     for (int i = 0; i < 9; i++)

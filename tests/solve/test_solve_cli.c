@@ -2,9 +2,7 @@
  * solved the first 256 and said nothing of the rest) has every clip solved, and a clip of
  * more key times than a solve takes is resampled at its own rate with a line that says so.
  * And --json: the table's figures, on stdout alone. */
-#include "test_util.h"
-
-#include <cjson/cJSON.h>
+#include "test_json.h"
 
 #include "sinew/creature.h"
 #include "sinew/document.h"
@@ -53,35 +51,6 @@ static void write_mouse(const char *path, uint32_t dense_keys)
     sinew_model_free(model);
 }
 
-/* Standard output alone of `command` (stderr to `err_path`), parsed as one JSON document
- * with nothing after it (the caller deletes it). */
-static cJSON *run_json(const char *command, const char *err_path)
-{
-    static char text[1 << 20];
-    const int code = test_run(text, sizeof text, "{ %s 2>'%s'; }", command, err_path);
-    if (code) fprintf(stderr, "%s: exit %d: %s\n", command, code, text);
-    assert_int_equal(code, 0);
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithOpts(text, &end, 1);
-    if (!j) fprintf(stderr, "%s: not one JSON document: %.300s\n", command, text);
-    assert_non_null(j);
-    return j;
-}
-
-static const cJSON *member(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItem(o, key);
-    if (!v) fail_msg("no member \"%s\"", key);
-    return v;
-}
-
-static double number(const cJSON *o, const char *key)
-{
-    const cJSON *v = member(o, key);
-    if (!cJSON_IsNumber(v)) fail_msg("\"%s\" is not a number", key);
-    return v->valuedouble;
-}
-
 static void test_every_clip_is_solved(void **state)
 {
     (void)state;
@@ -120,10 +89,11 @@ static void test_dense_clip_is_resampled(void **state)
     snprintf(command, sizeof command,
              "'%s' solve --source '%s' --control --clips Dense --max-vertices 50 --json",
              test_sinew_bin(), in);
-    cJSON *j = run_json(command, err);
-    const cJSON *solve = member(cJSON_GetArrayItem(member(j, "clips"), 0), "solve");
-    assert_true(cJSON_IsTrue(member(solve, "resampled")));
-    assert_true(number(solve, "resample_rate") == 120);
+    cJSON *j = test_run_json(command, err);
+    const cJSON *solve =
+        test_json_member(cJSON_GetArrayItem(test_json_member(j, "clips"), 0), "solve");
+    assert_true(cJSON_IsTrue(test_json_member(solve, "resampled")));
+    assert_true(test_json_number(solve, "resample_rate") == 120);
     cJSON_Delete(j);
     size_t size = 0;
     char *note = test_read_file(err, &size);
@@ -136,15 +106,17 @@ static void test_dense_clip_is_resampled(void **state)
  * the JSON's numbers in the table's format, up to the time column (a run's own). */
 static void assert_row(const char *table, const char *name, const char *mode, const cJSON *solve)
 {
-    const cJSON *played = member(solve, "quality"), *at = member(solve, "quality_at_frames"),
-                *keys = member(solve, "keys");
+    const cJSON *played = test_json_member(solve, "quality"),
+                *at = test_json_member(solve, "quality_at_frames"),
+                *keys = test_json_member(solve, "keys");
     char row[256];
     snprintf(row, sizeof row, "%-20s %-8s %6u %8.1f %9.3f%% %11.4f %11.4f %9.3f%% %8llu %8llu ",
-             name, mode, (unsigned)number(solve, "frames"), number(solve, "sweeps_per_frame"),
-             100.0 * number(played, "q"), number(played, "mean_error_pct"),
-             number(played, "max_error_pct"), 100.0 * number(at, "q"),
-             (unsigned long long)number(keys, "written"),
-             (unsigned long long)number(keys, "one_per_frame"));
+             name, mode, (unsigned)test_json_number(solve, "frames"),
+             test_json_number(solve, "sweeps_per_frame"), 100.0 * test_json_number(played, "q"),
+             test_json_number(played, "mean_error_pct"), test_json_number(played, "max_error_pct"),
+             100.0 * test_json_number(at, "q"),
+             (unsigned long long)test_json_number(keys, "written"),
+             (unsigned long long)test_json_number(keys, "one_per_frame"));
     if (!strstr(table, row)) fail_msg("the table has no row\n%s", row);
 }
 
@@ -171,43 +143,45 @@ static void test_json_holds_the_table(void **state)
                      0);
     snprintf(command, sizeof command, "'%s' solve --source '%s' %s -o '%s' --json",
              test_sinew_bin(), in, opts, json_out);
-    cJSON *j = run_json(command, err);
+    cJSON *j = test_run_json(command, err);
 
     char line[512];
     snprintf(line, sizeof line, "%u vertices (%u fitted), %u joints,",
-             (unsigned)number(j, "vertices"), (unsigned)number(j, "fitted_vertices"),
-             (unsigned)number(j, "joints"));
+             (unsigned)test_json_number(j, "vertices"),
+             (unsigned)test_json_number(j, "fitted_vertices"),
+             (unsigned)test_json_number(j, "joints"));
     assert_non_null(strstr(table, line));
-    assert_int_equal((int)number(j, "fitted_vertices"), 50);
-    const cJSON *clips = member(j, "clips"), *c;
+    assert_int_equal((int)test_json_number(j, "fitted_vertices"), 50);
+    const cJSON *clips = test_json_member(j, "clips"), *c;
     assert_int_equal(cJSON_GetArraySize(clips), 2);
     cJSON_ArrayForEach(c, clips)
     {
-        const char *name = member(c, "name")->valuestring;
-        const cJSON *solve = member(c, "solve");
+        const char *name = test_json_member(c, "name")->valuestring;
+        const cJSON *solve = test_json_member(c, "solve");
         assert_row(table, name, "rot-only", solve);
-        assert_row(table, "", "free", member(c, "free_solve"));
-        const cJSON *worst = member(solve, "worst");
+        assert_row(table, "", "free", test_json_member(c, "free_solve"));
+        const cJSON *worst = test_json_member(solve, "worst");
         snprintf(line, sizeof line,
                  "worst in %s: %.4f%% of the diagonal at t = %.3f s, vertex %u\n", name,
-                 number(member(solve, "quality"), "max_error_pct"), number(worst, "time"),
-                 (unsigned)number(worst, "vertex"));
+                 test_json_number(test_json_member(solve, "quality"), "max_error_pct"),
+                 test_json_number(worst, "time"), (unsigned)test_json_number(worst, "vertex"));
         if (!strstr(table, line)) fail_msg("the table has no line\n%s", line);
     }
-    const cJSON *all = member(j, "overall"), *all_free = member(j, "overall_free");
+    const cJSON *all = test_json_member(j, "overall"),
+                *all_free = test_json_member(j, "overall_free");
     snprintf(line, sizeof line,
              "overall: Q %.3f%%, mean %.4f%%, max %.4f%% of the diagonal (free solve: Q %.3f%%)\n",
-             100.0 * number(all, "q"), number(all, "mean_error_pct"), number(all, "max_error_pct"),
-             100.0 * number(all_free, "q"));
+             100.0 * test_json_number(all, "q"), test_json_number(all, "mean_error_pct"),
+             test_json_number(all, "max_error_pct"), 100.0 * test_json_number(all_free, "q"));
     if (!strstr(table, line)) fail_msg("the table has no line\n%s", line);
-    const cJSON *written = member(member(j, "written"), "output");
-    assert_string_equal(member(written, "path")->valuestring, json_out);
+    const cJSON *written = test_json_member(test_json_member(j, "written"), "output");
+    assert_string_equal(test_json_member(written, "path")->valuestring, json_out);
     size_t size_table = 0, size_json = 0;
     char *a = test_read_file(table_out, &size_table), *b = test_read_file(json_out, &size_json);
     assert_true(a && b && size_table == size_json && !memcmp(a, b, size_json));
     free(a);
     free(b);
-    assert_true(number(written, "bytes") == (double)size_json);
+    assert_true(test_json_number(written, "bytes") == (double)size_json);
 
     /* --report - as before: the table, then the report, whose overall Q is the same. */
     assert_int_equal(test_run(log, sizeof log, "{ '%s' solve --source '%s' %s --report - 2>'%s'; }",
@@ -220,7 +194,8 @@ static void test_json_holds_the_table(void **state)
     const char *end = NULL;
     cJSON *r = cJSON_ParseWithOpts(report + 1, &end, 1);
     assert_non_null(r);
-    assert_true(number(member(r, "overall"), "q") == number(all, "q"));
+    assert_true(test_json_number(test_json_member(r, "overall"), "q") ==
+                test_json_number(all, "q"));
     cJSON_Delete(r);
     cJSON_Delete(j);
 
