@@ -14,6 +14,8 @@
  *    its ears. */
 #include "test_util.h"
 
+#include "pair_skin.h"
+
 #include <math.h>
 
 #include "sinew/creature.h"
@@ -120,39 +122,6 @@ static void test_rabbit_finder(void **state)
     sinew_model_free(m);
 }
 
-/* The skin dominated by the Ear_L_* / Ear_R_* joints over clip c: torn at most 0.5% of its
- * edge samples, p99 within max(body p99, 1.30); and the first ear bone is keyed there. */
-static void check_ear_clip(const sinew_model *m, uint32_t c)
-{
-    int32_t joints[2 * (SINEW_RIG_MAX_SEGMENTS + 1)];
-    uint32_t n = 0;
-    for (uint32_t j = 0; j < m->skin.joint_count && n < 2 * (SINEW_RIG_MAX_SEGMENTS + 1); j++) {
-        const char *jn = m->nodes[m->skin.joints[j].node].name;
-        if (jn && (!strncmp(jn, "Ear_L_", 6) || !strncmp(jn, "Ear_R_", 6)))
-            joints[n++] = (int32_t)j;
-    }
-    assert_true(n >= 6); /* two chains of at least 2 segments and their ends */
-    uint8_t *mask = calloc(m->mesh.vertex_count, 1);
-    assert_non_null(mask);
-    sinew_metrics_dominated_by(m, joints, n, mask);
-    sinew_stretch_options opt = {24};
-    sinew_stretch_stats ear, body;
-    sinew_error err;
-    assert_int_equal(sinew_metrics_stretch(m, &m->clips[c], &opt, mask, &ear, &body, &err),
-                     SINEW_OK);
-    printf("%s: ear p99 %.3f torn %.2f%% (%llu samples), body p99 %.3f\n", m->clips[c].name,
-           (double)ear.p99, 100.0 * ear.torn_share, (unsigned long long)ear.samples,
-           (double)body.p99);
-    assert_true(ear.samples > 0);
-    assert_true(ear.torn_share <= 0.005f);
-    assert_true(ear.p99 <= fmaxf(body.p99, 1.30f));
-    int keyed = 0;
-    for (uint32_t t = 0; t < m->clips[c].channel_count; t++)
-        keyed |= m->clips[c].channels[t].node == m->skin.joints[joints[0]].node;
-    assert_true(keyed);
-    free(mask);
-}
-
 static void test_rabbit_job(void **state)
 {
     (void)state;
@@ -175,7 +144,7 @@ static void test_rabbit_job(void **state)
     assert_true(sinew_model_find_node(res.model, "Ear_R_1") >= 0);
     assert_true(res.model->clip_count >= 4);
     for (uint32_t c = 0; c < res.model->clip_count; c++) {
-        check_ear_clip(res.model, c);
+        check_pair_skin(res.model, c, "Ear", 6); /* two chains of 2 segments and ends */
         /* Do no harm: the rest of the skin as the input had it, by the check's own bar (0.1
          * point more torn or p99 up by 0.02 drops a chain). */
         const sinew_tail_guard_clip *g = &res.clips[c];

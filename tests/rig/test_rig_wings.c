@@ -13,6 +13,8 @@
  * wing bones) has a wing: tails, heads, capes and arms stay what they were. */
 #include "test_util.h"
 
+#include "pair_skin.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <math.h>
@@ -162,40 +164,12 @@ static void run_job(const char *path, sinew_document **doc, sinew_tail_result *r
     assert_non_null(res->model);
 }
 
-/* The wing skin (dominated by a Wing_L_* or Wing_R_* joint) on clip `name`: torn at most 0.5%
- * of its samples, p99 within max(body p99, 1.30); and the wing bones have keys in the clip. */
+/* The wing skin on clip `name` (check_pair_skin): two chains of at least 3 segments. */
 static void check_wing_stretch(const sinew_model *m, const char *name)
 {
-    int32_t joints[2 * (SINEW_RIG_MAX_SEGMENTS + 1)];
-    uint32_t n = 0;
-    for (uint32_t j = 0; j < m->skin.joint_count && n < 2 * (SINEW_RIG_MAX_SEGMENTS + 1); j++) {
-        const char *jn = m->nodes[m->skin.joints[j].node].name;
-        if (jn && (!strncmp(jn, "Wing_L_", 7) || !strncmp(jn, "Wing_R_", 7)))
-            joints[n++] = (int32_t)j;
-    }
-    assert_true(n >= 8); /* two chains of at least 3 segments and their ends */
-    uint8_t *mask = calloc(m->mesh.vertex_count, 1);
-    assert_non_null(mask);
-    sinew_metrics_dominated_by(m, joints, n, mask);
     const int32_t c = sinew_model_find_clip(m, name);
     assert_true(c >= 0);
-    sinew_stretch_options opt = {24};
-    sinew_stretch_stats wing, body;
-    sinew_error err;
-    assert_int_equal(sinew_metrics_stretch(m, &m->clips[c], &opt, mask, &wing, &body, &err),
-                     SINEW_OK);
-    printf("%s: wing p99 %.3f torn %.2f%% (%llu samples), body p99 %.3f\n", name, (double)wing.p99,
-           100.0 * wing.torn_share, (unsigned long long)wing.samples, (double)body.p99);
-    assert_true(wing.samples > 0);
-    assert_true(wing.torn_share <= 0.005f);
-    assert_true(wing.p99 <= fmaxf(body.p99, 1.30f));
-    /* The springs' motion was baked: the first wing bone has rotation keys in the clip. */
-    int keyed = 0;
-    const sinew_clip *clip = &m->clips[c];
-    for (uint32_t t = 0; t < clip->channel_count; t++)
-        keyed |= clip->channels[t].node == m->skin.joints[joints[0]].node;
-    assert_true(keyed);
-    free(mask);
+    check_pair_skin(m, (uint32_t)c, "Wing", 8);
 }
 
 static void test_pigeon_job(void **state)
