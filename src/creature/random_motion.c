@@ -40,36 +40,47 @@ static int limb_of(const random_creature *c, uint32_t j)
     return -1;
 }
 
+/* What every style's name for a joint is made of. */
+typedef struct joint_facts {
+    rc_role role;
+    int arm;  /* on an arm or a front leg */
+    int quad; /* the creature is a quadruped */
+    int side; /* 1 left, else right */
+    int idx;  /* its place along its chain (spine, neck, tail) */
+} joint_facts;
+
+static joint_facts facts_of(const random_creature *c, uint32_t j)
+{
+    const int li = limb_of(c, j);
+    return (joint_facts){(rc_role)c->role[j], li >= 0 && c->limb[li].arm, !c->biped, c->side[j],
+                         c->index[j]};
+}
+
 /* Mixamo names: a humanoid template on any body ("mixamorig:LeftUpLeg"). */
-static void name_mixamo(const namer *n, uint32_t j, char *out, size_t size)
+static void name_mixamo(const namer *n, const joint_facts *f, uint32_t j, char *out, size_t size)
 {
     const random_creature *c = n->c;
-    const rc_role role = (rc_role)c->role[j];
-    const int li = limb_of(c, j);
-    const int arm = li >= 0 && c->limb[li].arm; /* an arm or a front leg */
-    const int side = c->side[j];
-    const int idx = c->index[j];
-    const char *Left = lr(side, "Left", "Right");
+    const char *Left = lr(f->side, "Left", "Right");
     /* a humanoid template on any body: front legs are arms */
     static const char *limb_arm[] = {"Shoulder", "Arm",        "ForeArm",
                                      "Hand",     "HandIndex1", "HandIndex4"};
     static const char *limb_leg[] = {"", "UpLeg", "Leg", "Foot", "ToeBase", "Toe_End"};
-    const char **names = arm ? limb_arm : limb_leg;
-    switch (role) {
+    const char **names = f->arm ? limb_arm : limb_leg;
+    switch (f->role) {
     case RC_ROLE_HIPS:
         snprintf(out, size, "%sHips", n->prefix);
         return;
     case RC_ROLE_SPINE:
-        if (idx == 1)
+        if (f->idx == 1)
             snprintf(out, size, "%sSpine", n->prefix);
         else
-            snprintf(out, size, "%sSpine%d", n->prefix, idx - 1);
+            snprintf(out, size, "%sSpine%d", n->prefix, f->idx - 1);
         return;
     case RC_ROLE_NECK:
-        if (idx == 1)
+        if (f->idx == 1)
             snprintf(out, size, "%sNeck", n->prefix);
         else
-            snprintf(out, size, "%sNeck%d", n->prefix, idx - 1);
+            snprintf(out, size, "%sNeck%d", n->prefix, f->idx - 1);
         return;
     case RC_ROLE_HEAD:
         snprintf(out, size, "%sHead", n->prefix);
@@ -93,10 +104,10 @@ static void name_mixamo(const namer *n, uint32_t j, char *out, size_t size)
         snprintf(out, size, "%s%s%s", n->prefix, Left, names[4]);
         return;
     case RC_ROLE_LIMB_END:
-        snprintf(out, size, "%s%s%s", n->prefix, Left, c->biped && arm ? names[4] : names[5]);
+        snprintf(out, size, "%s%s%s", n->prefix, Left, c->biped && f->arm ? names[4] : names[5]);
         return;
     case RC_ROLE_TAIL:
-        snprintf(out, size, "%sTail%d", n->prefix, idx);
+        snprintf(out, size, "%sTail%d", n->prefix, f->idx);
         return;
     case RC_ROLE_TAIL_END:
         snprintf(out, size, "%sTail_End", n->prefix);
@@ -108,34 +119,29 @@ static void name_mixamo(const namer *n, uint32_t j, char *out, size_t size)
 }
 
 /* Quaternius names ("BackLowerLeg.L" on a quadruped, "UpperLeg.L" on a biped, "Torso"). */
-static void name_quaternius(const namer *n, uint32_t j, char *out, size_t size)
+static void name_quaternius(const namer *n, const joint_facts *f, uint32_t j, char *out,
+                            size_t size)
 {
     const random_creature *c = n->c;
-    const rc_role role = (rc_role)c->role[j];
-    const int li = limb_of(c, j);
-    const int arm = li >= 0 && c->limb[li].arm; /* an arm or a front leg */
-    const int quad = !c->biped;
-    const int side = c->side[j];
-    const int idx = c->index[j];
-    const char *L = lr(side, "L", "R");
+    const char *L = lr(f->side, "L", "R");
     static const char *qspine[] = {"Back", "Torso", "Torso2"};
     static const char *bspine[] = {"Abdomen", "Torso", "Chest"};
-    const char *pre = quad ? (arm ? "Front" : "Back") : "";
-    switch (role) {
+    const char *pre = f->quad ? (f->arm ? "Front" : "Back") : "";
+    switch (f->role) {
     case RC_ROLE_ROOT:
         snprintf(out, size, "Root");
         return;
     case RC_ROLE_HIPS:
-        snprintf(out, size, quad ? "Body" : "Hips");
+        snprintf(out, size, f->quad ? "Body" : "Hips");
         return;
     case RC_ROLE_SPINE:
-        snprintf(out, size, "%s", (quad ? qspine : bspine)[(idx - 1) % 3]);
+        snprintf(out, size, "%s", (f->quad ? qspine : bspine)[(f->idx - 1) % 3]);
         return;
     case RC_ROLE_NECK:
-        if (idx == 1)
+        if (f->idx == 1)
             snprintf(out, size, "Neck");
         else
-            snprintf(out, size, "Neck%d", idx);
+            snprintf(out, size, "Neck%d", f->idx);
         return;
     case RC_ROLE_HEAD:
         snprintf(out, size, "Head");
@@ -147,40 +153,40 @@ static void name_quaternius(const namer *n, uint32_t j, char *out, size_t size)
         snprintf(out, size, "%sShoulder.%s", pre, L);
         return;
     case RC_ROLE_UPPER:
-        if (quad)
+        if (f->quad)
             snprintf(out, size, "%sLeg.%s", pre, L);
         else
-            snprintf(out, size, "%s.%s", arm ? "UpperArm" : "UpperLeg", L);
+            snprintf(out, size, "%s.%s", f->arm ? "UpperArm" : "UpperLeg", L);
         return;
     case RC_ROLE_LOWER:
-        if (quad)
+        if (f->quad)
             snprintf(out, size, "%sLowerLeg.%s", pre, L);
         else
-            snprintf(out, size, "%s.%s", arm ? "LowerArm" : "LowerLeg", L);
+            snprintf(out, size, "%s.%s", f->arm ? "LowerArm" : "LowerLeg", L);
         return;
     case RC_ROLE_FOOT:
-        snprintf(out, size, "%s%s.%s", pre, c->biped && arm ? "Fist" : "Foot", L);
+        snprintf(out, size, "%s%s.%s", pre, c->biped && f->arm ? "Fist" : "Foot", L);
         return;
     case RC_ROLE_TOE:
         snprintf(out, size, "%sToe.%s", pre, L);
         return;
     case RC_ROLE_LIMB_END:
-        snprintf(out, size, "%s%s_end.%s", pre, c->biped && arm ? "Fist" : "Toe", L);
+        snprintf(out, size, "%s%s_end.%s", pre, c->biped && f->arm ? "Fist" : "Toe", L);
         return;
     case RC_ROLE_TAIL:
-        snprintf(out, size, "Tail%d", idx);
+        snprintf(out, size, "Tail%d", f->idx);
         return;
     case RC_ROLE_TAIL_END:
         snprintf(out, size, "Tail_end");
         return;
     case RC_ROLE_IK:
-        if (quad)
+        if (f->quad)
             snprintf(out, size, "IK%sLeg.%s", pre, L);
         else
             snprintf(out, size, "IKLeg.%s", L);
         return;
     case RC_ROLE_POLE:
-        snprintf(out, size, "PoleTarget%s.%s", quad && !arm ? "Back" : "", L);
+        snprintf(out, size, "PoleTarget%s.%s", f->quad && !f->arm ? "Back" : "", L);
         return;
     default:
         snprintf(out, size, "Joint%u", j);
@@ -189,18 +195,12 @@ static void name_quaternius(const namer *n, uint32_t j, char *out, size_t size)
 }
 
 /* Maya-style names ("l_thigh_jnt", "tail_1_jnt"). */
-static void name_maya(const namer *n, uint32_t j, char *out, size_t size)
+static void name_maya(const namer *n, const joint_facts *f, uint32_t j, char *out, size_t size)
 {
     const random_creature *c = n->c;
-    const rc_role role = (rc_role)c->role[j];
-    const int li = limb_of(c, j);
-    const int arm = li >= 0 && c->limb[li].arm; /* an arm or a front leg */
-    const int quad = !c->biped;
-    const int side = c->side[j];
-    const int idx = c->index[j];
-    const char *l = lr(side, "l", "r");
-    const char *pre = quad ? (arm ? "front_" : "") : "";
-    switch (role) {
+    const char *l = lr(f->side, "l", "r");
+    const char *pre = f->quad ? (f->arm ? "front_" : "") : "";
+    switch (f->role) {
     case RC_ROLE_ROOT:
         snprintf(out, size, "root_jnt");
         return;
@@ -208,10 +208,10 @@ static void name_maya(const namer *n, uint32_t j, char *out, size_t size)
         snprintf(out, size, "pelvis_jnt");
         return;
     case RC_ROLE_SPINE:
-        snprintf(out, size, "spine_%d_jnt", idx);
+        snprintf(out, size, "spine_%d_jnt", f->idx);
         return;
     case RC_ROLE_NECK:
-        snprintf(out, size, "neck_%d_jnt", idx);
+        snprintf(out, size, "neck_%d_jnt", f->idx);
         return;
     case RC_ROLE_HEAD:
         snprintf(out, size, "head_jnt");
@@ -220,25 +220,25 @@ static void name_maya(const namer *n, uint32_t j, char *out, size_t size)
         snprintf(out, size, "head_end_jnt");
         return;
     case RC_ROLE_GIRDLE:
-        snprintf(out, size, "%s_%s_jnt", l, quad ? "scapula" : "clavicle");
+        snprintf(out, size, "%s_%s_jnt", l, f->quad ? "scapula" : "clavicle");
         return;
     case RC_ROLE_UPPER:
-        snprintf(out, size, "%s_%s%s_jnt", l, pre, arm ? "shoulder" : "thigh");
+        snprintf(out, size, "%s_%s%s_jnt", l, pre, f->arm ? "shoulder" : "thigh");
         return;
     case RC_ROLE_LOWER:
-        snprintf(out, size, "%s_%s%s_jnt", l, pre, arm ? "elbow" : "knee");
+        snprintf(out, size, "%s_%s%s_jnt", l, pre, f->arm ? "elbow" : "knee");
         return;
     case RC_ROLE_FOOT:
-        snprintf(out, size, "%s_%s%s_jnt", l, pre, arm ? "wrist" : (quad ? "hock" : "ankle"));
+        snprintf(out, size, "%s_%s%s_jnt", l, pre, f->arm ? "wrist" : (f->quad ? "hock" : "ankle"));
         return;
     case RC_ROLE_TOE:
-        snprintf(out, size, "%s_%s%s_jnt", l, pre, quad ? "toe" : "ball");
+        snprintf(out, size, "%s_%s%s_jnt", l, pre, f->quad ? "toe" : "ball");
         return;
     case RC_ROLE_LIMB_END:
-        snprintf(out, size, "%s_%s%s_end_jnt", l, pre, c->biped && arm ? "hand" : "toe");
+        snprintf(out, size, "%s_%s%s_end_jnt", l, pre, c->biped && f->arm ? "hand" : "toe");
         return;
     case RC_ROLE_TAIL:
-        snprintf(out, size, "tail_%d_jnt", idx);
+        snprintf(out, size, "tail_%d_jnt", f->idx);
         return;
     case RC_ROLE_TAIL_END:
         snprintf(out, size, "tail_end_jnt");
@@ -247,7 +247,7 @@ static void name_maya(const namer *n, uint32_t j, char *out, size_t size)
         snprintf(out, size, "%s_%sleg_ik_jnt", l, pre);
         return;
     case RC_ROLE_POLE:
-        snprintf(out, size, "%s_%s%s_pv_jnt", l, pre, arm ? "elbow" : "knee");
+        snprintf(out, size, "%s_%s%s_pv_jnt", l, pre, f->arm ? "elbow" : "knee");
         return;
     default:
         snprintf(out, size, "joint_%u_jnt", j);
@@ -257,19 +257,13 @@ static void name_maya(const namer *n, uint32_t j, char *out, size_t size)
 
 /* Sketchfab exports: Blender (rigify-like) names with the node index appended, or generic
  * "Bone.023_25" ones. */
-static void name_sketchfab(const namer *n, uint32_t j, char *out, size_t size)
+static void name_sketchfab(const namer *n, const joint_facts *f, uint32_t j, char *out, size_t size)
 {
     const random_creature *c = n->c;
-    const rc_role role = (rc_role)c->role[j];
-    const int li = limb_of(c, j);
-    const int arm = li >= 0 && c->limb[li].arm; /* an arm or a front leg */
-    const int quad = !c->biped;
-    const int side = c->side[j];
-    const int idx = c->index[j];
-    const char *L = lr(side, "L", "R");
-    const char *fb = quad ? (arm ? ".F" : ".B") : "";
+    const char *L = lr(f->side, "L", "R");
+    const char *fb = f->quad ? (f->arm ? ".F" : ".B") : "";
     char base[48];
-    switch (role) {
+    switch (f->role) {
     case RC_ROLE_ROOT:
         snprintf(out, size, "_rootJoint");
         return;
@@ -277,13 +271,13 @@ static void name_sketchfab(const namer *n, uint32_t j, char *out, size_t size)
         snprintf(base, sizeof base, "root");
         break;
     case RC_ROLE_HIPS:
-        snprintf(base, sizeof base, quad ? "torso" : "pelvis");
+        snprintf(base, sizeof base, f->quad ? "torso" : "pelvis");
         break;
     case RC_ROLE_SPINE:
-        snprintf(base, sizeof base, "spine.%02d", idx);
+        snprintf(base, sizeof base, "spine.%02d", f->idx);
         break;
     case RC_ROLE_NECK:
-        snprintf(base, sizeof base, idx == 1 ? "neck" : "neck.%02d", idx);
+        snprintf(base, sizeof base, f->idx == 1 ? "neck" : "neck.%02d", f->idx);
         break;
     case RC_ROLE_HEAD:
         snprintf(base, sizeof base, "head");
@@ -296,24 +290,25 @@ static void name_sketchfab(const namer *n, uint32_t j, char *out, size_t size)
         break;
     case RC_ROLE_UPPER:
         snprintf(base, sizeof base,
-                 quad ? "leg.upper%s.%s" : (arm ? "upper_arm.%s%s" : "thigh.%s%s"), quad ? fb : L,
-                 quad ? L : "");
+                 f->quad ? "leg.upper%s.%s" : (f->arm ? "upper_arm.%s%s" : "thigh.%s%s"),
+                 f->quad ? fb : L, f->quad ? L : "");
         break;
     case RC_ROLE_LOWER:
-        snprintf(base, sizeof base, quad ? "leg.lower%s.%s" : (arm ? "forearm.%s%s" : "shin.%s%s"),
-                 quad ? fb : L, quad ? L : "");
+        snprintf(base, sizeof base,
+                 f->quad ? "leg.lower%s.%s" : (f->arm ? "forearm.%s%s" : "shin.%s%s"),
+                 f->quad ? fb : L, f->quad ? L : "");
         break;
     case RC_ROLE_FOOT:
-        snprintf(base, sizeof base, "%s%s.%s", c->biped && arm ? "hand" : "foot", fb, L);
+        snprintf(base, sizeof base, "%s%s.%s", c->biped && f->arm ? "hand" : "foot", fb, L);
         break;
     case RC_ROLE_TOE:
         snprintf(base, sizeof base, "toe%s.%s", fb, L);
         break;
     case RC_ROLE_LIMB_END:
-        snprintf(base, sizeof base, "%s%s.%s.end", c->biped && arm ? "hand" : "toe", fb, L);
+        snprintf(base, sizeof base, "%s%s.%s.end", c->biped && f->arm ? "hand" : "toe", fb, L);
         break;
     case RC_ROLE_TAIL:
-        snprintf(base, sizeof base, idx == 1 ? "tail" : "tail.%02d", idx - 1);
+        snprintf(base, sizeof base, f->idx == 1 ? "tail" : "tail.%02d", f->idx - 1);
         break;
     case RC_ROLE_TAIL_END:
         snprintf(base, sizeof base, "tail.end");
@@ -322,7 +317,7 @@ static void name_sketchfab(const namer *n, uint32_t j, char *out, size_t size)
         snprintf(base, sizeof base, "foot%s.IK.%s", fb, L);
         break;
     case RC_ROLE_POLE:
-        snprintf(base, sizeof base, "%s%s.pole.%s", arm ? "elbow" : "knee", fb, L);
+        snprintf(base, sizeof base, "%s%s.pole.%s", f->arm ? "elbow" : "knee", fb, L);
         break;
     default:
         snprintf(base, sizeof base, "bone");
@@ -334,18 +329,19 @@ static void name_sketchfab(const namer *n, uint32_t j, char *out, size_t size)
 /* Mixamo, Quaternius, Maya and Sketchfab (Blender) names for one joint. */
 static void name_joint(const namer *n, uint32_t j, char *out, size_t size)
 {
+    const joint_facts facts = facts_of(n->c, j), *f = &facts;
     switch (n->c->tr->style) {
     case SINEW_CREATURE_STYLE_MIXAMO:
-        name_mixamo(n, j, out, size);
+        name_mixamo(n, f, j, out, size);
         return;
     case SINEW_CREATURE_STYLE_QUATERNIUS:
-        name_quaternius(n, j, out, size);
+        name_quaternius(n, f, j, out, size);
         return;
     case SINEW_CREATURE_STYLE_MAYA:
-        name_maya(n, j, out, size);
+        name_maya(n, f, j, out, size);
         return;
     default:
-        name_sketchfab(n, j, out, size);
+        name_sketchfab(n, f, j, out, size);
         return;
     }
 }
