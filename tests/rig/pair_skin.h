@@ -2,7 +2,8 @@
  * one clip of the baked model: the skin those joints dominate is torn on at most 0.5% of its
  * edge samples, its p99 within max(body p99, 1.30); and the first of their bones has keys in
  * the clip (the springs' motion was baked). `kind` is "Wing" or "Ear"; at least `min_joints`
- * of the pair's joints (their chains and ends). Header-only, for the rig tests. */
+ * of the pair's joints (their chains and ends). With the pieces a verdict counts and the mirror
+ * a pair is checked against. Header-only, for the rig tests. */
 #ifndef SINEW_TEST_PAIR_SKIN_H
 #define SINEW_TEST_PAIR_SKIN_H
 
@@ -12,6 +13,21 @@
 
 #include "sinew/metrics.h"
 #include "sinew/rig.h"
+
+/* The pieces of the report with verdict v (a pair's: WING, EAR). */
+static inline uint32_t count_verdict(const sinew_rig_report *rep, sinew_rig_verdict v)
+{
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < rep->piece_count; p++)
+        n += rep->pieces[p].verdict == v;
+    return n;
+}
+
+/* x reflected across the plane n . x = d (n unit): where a pair's other half should be. */
+static inline sinew_vec3 reflect(sinew_vec3 x, sinew_vec3 n, float d)
+{
+    return sinew_vec3_madd(x, n, -2.0f * (sinew_vec3_dot(n, x) - d));
+}
 
 static inline void check_pair_skin(const sinew_model *m, uint32_t c, const char *kind,
                                    uint32_t min_joints)

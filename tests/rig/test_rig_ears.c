@@ -23,19 +23,6 @@
 #include "sinew/pipeline.h"
 #include "sinew/rig.h"
 
-static uint32_t count_verdict(const sinew_rig_report *rep, sinew_rig_verdict v)
-{
-    uint32_t n = 0;
-    for (uint32_t p = 0; p < rep->piece_count; p++)
-        n += rep->pieces[p].verdict == v;
-    return n;
-}
-
-static sinew_vec3 reflect(sinew_vec3 x, sinew_vec3 n, float d)
-{
-    return sinew_vec3_madd(x, n, -2.0f * (sinew_vec3_dot(n, x) - d));
-}
-
 /* Recall and precision of the ear chains' skin (dominant joint a bone of an ear chain)
  * against the truth's ear pieces. */
 static void ear_overlap(const sinew_model *m, const sinew_creature_truth *truth,

@@ -57,19 +57,6 @@ static void model_path(char *out, const char *name)
     }
 }
 
-static uint32_t wing_pieces(const sinew_rig_report *rep)
-{
-    uint32_t n = 0;
-    for (uint32_t p = 0; p < rep->piece_count; p++)
-        n += rep->pieces[p].verdict == SINEW_RIG_VERDICT_WING;
-    return n;
-}
-
-static sinew_vec3 reflect(sinew_vec3 x, sinew_vec3 n, float d)
-{
-    return sinew_vec3_madd(x, n, -2.0f * (sinew_vec3_dot(n, x) - d));
-}
-
 static void test_pigeon(void **state)
 {
     (void)state;
@@ -84,7 +71,7 @@ static void test_pigeon(void **state)
     sinew_rig_plan plan;
     sinew_error err;
     assert_int_equal(sinew_rig_find_appendages(m, NULL, &rep, &err), SINEW_OK);
-    assert_int_equal(wing_pieces(&rep), 2);
+    assert_int_equal(count_verdict(&rep, SINEW_RIG_VERDICT_WING), 2);
     for (uint32_t p = 0; p < rep.piece_count; p++) {
         const sinew_rig_piece *pc = &rep.pieces[p];
         if (pc->verdict != SINEW_RIG_VERDICT_WING) continue;
@@ -144,7 +131,7 @@ static void test_pigeon(void **state)
     opt.skip_piece_count = 1;
     assert_int_equal(sinew_rig_find_appendages(m, &opt, &rep, &err), SINEW_OK);
     assert_int_equal(rep.pieces[skipped].verdict, SINEW_RIG_VERDICT_SKIPPED);
-    assert_int_equal(wing_pieces(&rep), 1);
+    assert_int_equal(count_verdict(&rep, SINEW_RIG_VERDICT_WING), 1);
     assert_int_equal(sinew_rig_build_chain(m, &opt, &rep, &plan, &err), SINEW_OK);
     assert_int_equal(plan.chain_count, 1);
     assert_int_equal(plan.chains[0].wing, -1);
@@ -255,8 +242,8 @@ static void check_folder(const char *folder, uint32_t *checked)
             assert_int_equal(sinew_rig_find_appendages(m, NULL, &rep, &err), SINEW_OK);
             const int is_demon = strstr(e->d_name, "UM_Demon") != NULL;
             /* The demon is the one real model whose wings have no bones: it gets two. */
-            printf("%s: %u wing pieces\n", path, wing_pieces(&rep));
-            assert_int_equal(wing_pieces(&rep), is_demon ? 2 : 0);
+            printf("%s: %u wing pieces\n", path, count_verdict(&rep, SINEW_RIG_VERDICT_WING));
+            assert_int_equal(count_verdict(&rep, SINEW_RIG_VERDICT_WING), is_demon ? 2 : 0);
             sinew_rig_report_free(&rep);
             (*checked)++;
         }
