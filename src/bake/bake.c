@@ -481,21 +481,28 @@ static void close_loop(sinew_bake_track *t, uint32_t j)
     t->rotations[(size_t)(n - 1) * stride + j] = first;
 }
 
-/* The spring rig for one clip: the options' parameters with the internal step dividing the
- * key spacing, so every pass covers whole steps and a loop's state can come back exactly
- * (a leftover fraction of a step differs from pass to pass and never closes). */
 int sinew_bake_colliders_on(const sinew_bake_options *options, const sinew_dyn_params *params)
 {
     if (!options || !options->capsules || !options->capsule_count) return 0;
     if (options->colliders != SINEW_BAKE_COLLIDERS_AUTO)
         return options->colliders == SINEW_BAKE_COLLIDERS_ON;
-    sinew_dyn_params defaults;
-    sinew_dyn_params_default(&defaults);
-    const float carry = params && params->carry > 0 ? params->carry : defaults.carry;
+    /* the carry and modelled curve the rig will use: a field left at 0 takes its preset's (a
+     * wing's or an ear's rests as modelled with no carry; the tail's by default) */
+    sinew_dyn_params tail, preset;
+    sinew_dyn_params_default(&tail);
+    const uint32_t which = params ? params->preset : 0;
+    sinew_dyn_params_preset(
+        which < SINEW_DYN_PRESET_COUNT ? (sinew_dyn_preset)which : SINEW_DYN_PRESET_TAIL, &preset);
+    const float carry = params && params->carry > 0 ? params->carry : preset.carry;
+    const float rest_curve =
+        params && params->rest_curve > 0 ? params->rest_curve : preset.rest_curve;
     const int no_carry = params && (params->disable & SINEW_DYN_NO_CARRY);
-    return no_carry || carry < defaults.carry || (params && params->rest_curve > 0);
+    return no_carry || carry < tail.carry || rest_curve > 0;
 }
 
+/* The spring rig for one clip: the options' parameters with the internal step dividing the
+ * key spacing, so every pass covers whole steps and a loop's state can come back exactly
+ * (a leftover fraction of a step differs from pass to pass and never closes). */
 static sinew_result clip_rig(const sinew_model *model, const sinew_dyn_chain_desc *chain,
                              const sinew_bake_options *options, float key_spacing, float duration,
                              const sinew_allocator *a, sinew_dyn_rig **rig, sinew_error *err)

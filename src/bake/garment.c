@@ -30,12 +30,13 @@ static sinew_dyn_params garment_params(const sinew_dyn_params *tail)
  * thigh swings straight toward takes (sinew_dyn_driver.weight; the step lowers it for the
  * panels it swings across or away from, see sinew/dyn.h, "rest drivers"). Measured on the
  * procedural skirt, the one leg-driven garment sinew has, colliders on (Sprint's skin inside
- * a leg and p99, its bar 1.30; Crouch's skin inside a leg and torn share): 0.5: 0.6% and
- * 1.27, 2.0% and 0.5%; 0.6: 0.5% and 1.28, 1.3% and 0.3%; 0.7: 0.4% and 1.28, 1.1% and 0.2%;
- * 0.8: 0.4% and 1.29, 1.5% and 0.4%; 0.9: 0.4% and 1.29, 1.6% and 0.6%; 1.0: 0.4% and 1.30,
- * 1.4% and 0.9%. Walk and Idle: none inside, none torn, p99 at most 1.13 throughout. Safe
- * range 0.6 .. 0.8: below, the thighs reach into the skirt; above, the panels' turns differ
- * more between neighbours and the skin between them tears in Crouch. */
+ * a leg, torn share and p99, its bar 1.30; Crouch's skin inside a leg and torn share, its bar
+ * 0.5%): 0.5: 0.64%, 0.05% and 1.26, 2.10% and 0.49%; 0.6: 0.49%, 0.02% and 1.26, 1.55% and
+ * 0.51%; 0.7: 0.45%, 0.00% and 1.26, 1.44% and 0.42%; 0.8: 0.46%, 0.00% and 1.26, 1.51% and
+ * 0.47%; 0.9: 0.47%, 0.00% and 1.26, 1.48% and 0.86%; 1.0: 0.44%, 0.00% and 1.26, 1.43% and
+ * 0.97%. Walk and Idle: none inside, none torn, p99 at most 1.12 throughout. Safe range
+ * 0.7 .. 0.8: below, the thighs reach into the skirt and Crouch tears; above, the panels'
+ * turns differ more between neighbours and the skin between them tears in Crouch. */
 #define LEG_DRIVE_WEIGHT 0.7f
 
 /* The hind legs' drivers of a garment whose chains hang from node `parent`: each thigh (the
@@ -83,14 +84,15 @@ sinew_result sinew_bake_garment(sinew_document *doc, sinew_model *model,
      * out of a thigh that turns 90 degrees in a crouch: the procedural skirt's coupled chains,
      * undriven, kept 3.2%, 6.4% and 11.1% of its skin samples inside a leg in Walk, Sprint and
      * Crouch, 0.1%, 2.3% and 6.5% with colliders (Crouch then tore 1.2% of its edge samples).
-     * Driven: 0.6%, 3.9% and 7.6% without colliders (they are on unless turned off), 0.0%,
-     * 0.4% and 1.1% with, every clip torn at most 0.23% and its p99 within max(body p99,
-     * 1.30) (Sprint 1.28).
-     * What Crouch keeps inside is mostly the skin round the waist: the top 15% of the
-     * skirt's height (weighted 14-47% to the pelvis: the attach line and the root segment's
-     * blend) holds 0.8 points of its 1.1%, 4-7% of those samples inside, for the thigh's
-     * capsule (radius 0.078) reaches above the waist (0.06 over the hip joint) when the thigh
-     * is level, and no turn of the chains moves the pelvis's share of that skin.
+     * Driven: 0.7%, 4.5% and 7.8% without colliders (they are on unless turned off), 0.0%,
+     * 0.45% and 1.44% with, every clip torn at most 0.42% and its p99 within max(body p99,
+     * 1.30) (Sprint 1.26).
+     * What Crouch keeps inside is mostly the skin round the waist (measured at 1.12% inside,
+     * before a driven chain's first placement was made the step's: the top 15% of the
+     * skirt's height, weighted 14-47% to the pelvis by the attach line and the root
+     * segment's blend, held 0.8 points of it): the thigh's capsule (radius 0.078) reaches
+     * above the waist (0.06 over the hip joint) when the thigh is level, and no turn of the
+     * chains moves the pelvis's share of that skin.
      * A garment the legs do not drive (a cape from the neck) keeps the colliders off unless
      * asked for, as before. Each chain keeps drivers its caller gave it. */
     sinew_dyn_chain_desc driven[SINEW_BAKE_MAX_CHAINS];

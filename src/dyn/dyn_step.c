@@ -58,10 +58,13 @@ static void place_at_rest(const sinew_dyn_rig *rig, sinew_dyn_state *st, const d
     sinew_vec3 ppos = f->position;
     sinew_quat prot = f->rotation;
     float pscale = f->scale;
-    if (rig->driver_count) prot = sinew_quat_mul(prot, driven_in_parent(rig, *dyn_state_drive(st)));
     for (uint32_t i = 0; i < rig->joint_count; i++) {
         const dyn_link *L = &rig->links[i];
         sinew_vec3 head = sinew_vec3_madd(ppos, sinew_quat_rotate(prot, L->head), pscale);
+        /* the drivers turn the root link's rest about its head, which stays where it is (the
+         * step's rule, dyn_lanes.h) */
+        if (i == 0 && rig->driver_count)
+            prot = sinew_quat_mul(prot, driven_in_parent(rig, *dyn_state_drive(st)));
         sinew_quat rrest = sinew_quat_mul(prot, L->rest);
         float scale = pscale * L->own_scale;
         p[i] = sinew_vec3_madd(head, sinew_quat_rotate(rrest, L->dir), scale * L->length);
