@@ -342,6 +342,38 @@ static void test_idle_sway_on_a_standing_body(void **state)
         sinew_bake_track_free(all[k]);
 }
 
+/* Which chains AUTO keeps out of the body's capsules (sinew_bake_colliders_on): a tail at the
+ * defaults not, one with a lowered carry or a share of its modelled curve yes, and a wing's or
+ * an ear's preset (no carry, resting as modelled, its fields left to the preset) yes; ON and OFF
+ * say so whatever the chain; no capsules, no colliders. */
+static void test_which_chains_get_colliders(void **state)
+{
+    (void)state;
+    sinew_dyn_capsule capsule = {0, 1, 0.1f, 0.0f};
+    sinew_bake_options o;
+    memset(&o, 0, sizeof o);
+    o.capsules = &capsule;
+    o.capsule_count = 1;
+    sinew_dyn_params tail, lowered, wing, ear;
+    memset(&tail, 0, sizeof tail);
+    lowered = wing = ear = tail;
+    lowered.carry = 10.0f * (float)(SINEW_PI / 180.0);
+    sinew_dyn_params_use_preset(&wing, SINEW_DYN_PRESET_WING);
+    sinew_dyn_params_use_preset(&ear, SINEW_DYN_PRESET_EAR);
+    assert_false(sinew_bake_colliders_on(&o, NULL));
+    assert_false(sinew_bake_colliders_on(&o, &tail));
+    assert_true(sinew_bake_colliders_on(&o, &lowered));
+    assert_true(sinew_bake_colliders_on(&o, &wing));
+    assert_true(sinew_bake_colliders_on(&o, &ear));
+    o.colliders = SINEW_BAKE_COLLIDERS_ON;
+    assert_true(sinew_bake_colliders_on(&o, &tail));
+    o.colliders = SINEW_BAKE_COLLIDERS_OFF;
+    assert_false(sinew_bake_colliders_on(&o, &wing));
+    o.colliders = SINEW_BAKE_COLLIDERS_AUTO;
+    o.capsule_count = 0;
+    assert_false(sinew_bake_colliders_on(&o, &wing));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -353,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_reduced_keys),
         cmocka_unit_test(test_stray_key_is_refused),
         cmocka_unit_test(test_idle_sway_on_a_standing_body),
+        cmocka_unit_test(test_which_chains_get_colliders),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
