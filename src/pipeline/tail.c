@@ -59,12 +59,12 @@ static sinew_result bake_pair_chain(sinew_document *doc, sinew_model *model,
 /* The body's capsules for the bake: a skeleton whose landmarks cannot be found (no legs, no
  * pelvis) has none, which is no error for the job; running out of memory is. */
 static sinew_result body_capsules(const sinew_model *model, sinew_dyn_capsule *out, uint32_t *count,
-                                  sinew_error *err)
+                                  uint32_t *legs, sinew_error *err)
 {
     sinew_error local;
-    sinew_result r = sinew_body_capsules(model, out, SINEW_DYN_MAX_CAPSULES, count, NULL, &local);
+    sinew_result r = sinew_body_capsules(model, out, SINEW_DYN_MAX_CAPSULES, count, legs, &local);
     if (r == SINEW_ERR_OUT_OF_MEMORY) return sinew_error_set(err, r, "%s", local.message);
-    if (r != SINEW_OK) *count = 0;
+    if (r != SINEW_OK) *count = 0, *legs = 0;
     return SINEW_OK;
 }
 
@@ -103,10 +103,13 @@ static sinew_result bake_garments(sinew_document *doc, sinew_model *model,
 }
 
 /* Edits `doc` with `plan` (bones, weights, a note), rebuilds its model into *model and, when
- * `bake` and there is a chain, bakes every clip into both (summaries into `bakes`). */
+ * `bake` and there is a chain, bakes every clip into both (summaries into `bakes`): the tail
+ * chains with `tail_colliders` (the job's choice for them, see sinew_tail_run), every other
+ * chain with the caller's o->bake.colliders. */
 static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
                                const sinew_rig_plan *plan, const sinew_tail_options *o, int bake,
-                               sinew_model **model, sinew_bake_track *bakes, sinew_error *err)
+                               sinew_bake_colliders tail_colliders, sinew_model **model,
+                               sinew_bake_track *bakes, sinew_error *err)
 {
     *model = NULL;
     sinew_result r = sinew_rig_apply_document(doc, input, plan, err);
@@ -127,15 +130,18 @@ static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
      * capsules or switched them off; the bake uses them on the chains that need them. */
     sinew_bake_options bo = o->bake;
     sinew_dyn_capsule capsules[SINEW_DYN_MAX_CAPSULES];
-    if (r == SINEW_OK && bake && !bo.capsules && bo.colliders != SINEW_BAKE_COLLIDERS_OFF) {
-        uint32_t count = 0;
-        r = body_capsules(*model, capsules, &count, err);
+    if (r == SINEW_OK && bake && !bo.capsules &&
+        (bo.colliders != SINEW_BAKE_COLLIDERS_OFF || tail_colliders != SINEW_BAKE_COLLIDERS_OFF)) {
+        uint32_t count = 0, legs = 0;
+        r = body_capsules(*model, capsules, &count, &legs, err);
         bo.capsules = count ? capsules : NULL;
         bo.capsule_count = count;
     }
     /* The tail chain (found by name) and each wing and ear with its own springs. */
+    sinew_bake_options tail_bo = bo;
+    tail_bo.colliders = tail_colliders;
     if (r == SINEW_OK && bake && tail_chains(plan))
-        r = sinew_bake_all(doc, *model, &bo, bakes, err);
+        r = sinew_bake_all(doc, *model, &tail_bo, bakes, err);
     for (uint32_t c = 0; r == SINEW_OK && bake && c < plan->chain_count; c++)
         if (plan->chains[c].wing || plan->chains[c].ear)
             r = bake_pair_chain(doc, *model, &plan->chains[c], &bo, err);
@@ -645,25 +651,19 @@ static sinew_result drop_chains(const sinew_tail_options *o, sinew_tail_result *
 
 /* The chained skin (the vertices a chain's bone dominates: the body skin round a root that the
  * chain re-weights too, its collar, is the body's and may lie on a thigh) inside the hind legs'
- * capsules over every clip of `m` (the plan's chains applied): per clip into `out` (NULL: not
- * kept; m->clip_count entries), the most of any clip into *worst, the leg capsules into *legs
- * (0: no legs, nothing measured). */
+ * capsules over every clip of `m` (the plan's chains applied; `tails_only`: the tail chains'
+ * alone): per clip into `out` (NULL: not kept; m->clip_count entries), the most of any clip
+ * into *worst, the leg capsules into *legs (0: no legs, nothing measured). */
 static sinew_result chained_in_legs(const sinew_model *m, const sinew_rig_plan *plan,
-                                    uint32_t samples, const sinew_allocator *al,
+                                    int tails_only, uint32_t samples, const sinew_allocator *al,
                                     sinew_capsule_share *out, float *worst, uint32_t *legs,
                                     sinew_error *err)
 {
     sinew_dyn_capsule capsules[SINEW_DYN_MAX_CAPSULES];
     uint32_t count = 0;
-    sinew_error local;
     *worst = 0;
-    *legs = 0;
-    sinew_result r = sinew_body_capsules(m, capsules, SINEW_DYN_MAX_CAPSULES, &count, legs, &local);
-    if (r == SINEW_ERR_OUT_OF_MEMORY) return sinew_error_set(err, r, "%s", local.message);
-    if (r != SINEW_OK || !*legs) { /* no legs: nothing to be inside */
-        *legs = 0;
-        return SINEW_OK;
-    }
+    sinew_result r = body_capsules(m, capsules, &count, legs, err);
+    if (r != SINEW_OK || !*legs) return r; /* no legs: nothing to be inside */
     /* the chains' bones as skin joints of m, and the vertices they dominate */
     int32_t *chain_joints = sinew_alloc(al, m->skin.joint_count + 1, sizeof *chain_joints);
     uint8_t *chained = sinew_alloc(al, m->mesh.vertex_count + 1, 1);
@@ -671,7 +671,10 @@ static sinew_result chained_in_legs(const sinew_model *m, const sinew_rig_plan *
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
     uint32_t n = 0;
     for (uint32_t c = 0; r == SINEW_OK && c < plan->chain_count; c++)
-        for (uint32_t b = 0; b < plan->chains[c].bone_count; b++) {
+        for (uint32_t b = 0; b < plan->chains[c].bone_count &&
+                             !(tails_only && (plan->chains[c].wing || plan->chains[c].ear ||
+                                              plan->chains[c].garment));
+             b++) {
             const int32_t node = sinew_model_find_node(m, plan->chains[c].bones[b].name);
             if (node >= 0 && m->nodes[node].joint >= 0 && n < m->skin.joint_count)
                 chain_joints[n++] = m->nodes[node].joint;
@@ -695,7 +698,7 @@ static sinew_result leg_shares(sinew_tail_result *res, uint32_t samples, sinew_e
     res->legs = sinew_alloc(&res->allocator, res->model->clip_count + 1, sizeof *res->legs);
     if (!res->legs) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
     float worst;
-    sinew_result r = chained_in_legs(res->model, &res->plan, samples, &res->allocator, res->legs,
+    sinew_result r = chained_in_legs(res->model, &res->plan, 0, samples, &res->allocator, res->legs,
                                      &worst, &res->leg_capsules, err);
     if (r == SINEW_OK && !res->leg_capsules) {
         sinew_free(&res->allocator, res->legs);
@@ -732,6 +735,9 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
      * colliders on and then off again where it weighs them (see below). */
     int colliders_stage = 0; /* 0 not weighed, 1 weighing them on, 2 settled */
     uint32_t returned_without = 0;
+    /* The colliders of the tail chains: the caller's, unless the job turns them on for a tail
+     * that enters a leg (below); wings, ears and garments keep the caller's choice. */
+    sinew_bake_colliders tail_colliders = o.bake.colliders;
     while (!o.no_guard && input->clip_count) {
         res->root_blend = res->plan.root_blend;
         res->blend_new_torn[0] = res->blend_new_torn[1] = -1;
@@ -752,7 +758,8 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
         if (r == SINEW_OK && (r = sinew_document_copy(doc, &trial, err)) == SINEW_OK)
             /* The trial is baked even with no_bake: the check weighs the chain as it will
              * move once baked (by `sinew bake`, or a runtime), not standing still. */
-            r = apply_plan(trial, input, &res->plan, &o, 1, &trial_model, NULL, err);
+            r = apply_plan(trial, input, &res->plan, &o, 1, tail_colliders, &trial_model, NULL,
+                           err);
         if (r == SINEW_OK)
             r = check(input, trial_model, &res->plan, try_other ? &alt : NULL, &o, res, err);
         /* A tail that enters a leg on some clip with the colliders left to AUTO (off for a
@@ -765,17 +772,17 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
             tail_chains(&res->plan)) {
             float worst;
             uint32_t legs;
-            r = chained_in_legs(trial_model, &res->plan, o.guard_samples, &res->allocator, NULL,
+            r = chained_in_legs(trial_model, &res->plan, 1, o.guard_samples, &res->allocator, NULL,
                                 &worst, &legs, err);
             if (r == SINEW_OK && worst > LEG_SHARE_BAR) {
                 returned_without = res->returned;
-                o.bake.colliders = SINEW_BAKE_COLLIDERS_ON;
+                tail_colliders = SINEW_BAKE_COLLIDERS_ON;
                 colliders_stage = again = 1;
             }
         } else if (r == SINEW_OK && colliders_stage == 1) {
             colliders_stage = 2;
             if (res->returned > returned_without)
-                o.bake.colliders = SINEW_BAKE_COLLIDERS_OFF, again = 1;
+                tail_colliders = SINEW_BAKE_COLLIDERS_AUTO, again = 1;
             else
                 res->colliders_turned_on = 1;
         }
@@ -838,7 +845,7 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
         if (!res->bakes)
             return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
     }
-    r = apply_plan(doc, input, &res->plan, &o, bake, &res->model, res->bakes, err);
+    r = apply_plan(doc, input, &res->plan, &o, bake, tail_colliders, &res->model, res->bakes, err);
     res->baked = r == SINEW_OK && bake && res->plan.chain_count;
     if (r == SINEW_OK && res->baked) r = leg_shares(res, o.guard_samples, err);
     if (r == SINEW_OK && o.vrm_springs && tail_chains(&res->plan)) {
