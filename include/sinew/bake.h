@@ -185,9 +185,9 @@ sinew_result sinew_bake_clip_coupled(const sinew_model *model, const sinew_dyn_c
                                      const sinew_bake_options *options, sinew_bake_track *out,
                                      sinew_error *err);
 
-/* Bakes one garment's chains (as sinew_bake_clip_coupled takes them) over every clip with a
- * garment's springs: resting as modelled (no carry), under gravity, without the tail's
- * forward plane; the other fields of options->params apply. A garment whose chains hang from
+/* Bakes one garment's chains (as sinew_bake_clip_coupled takes them) over every clip with the
+ * tail's springs (the caller's params) resting as modelled (no carry), under gravity, without the
+ * tail's forward plane; the other fields of options->params apply. A garment whose chains hang from
  * the joint the hind legs hang from (a skirt from the hips, found by sinew_rig_find_landmarks)
  * is driven by the thighs: each chain that brings no drivers of its own gets both thighs as
  * rest drivers (sinew/dyn.h, "rest drivers"; thigh to its farthest child joint, weight 0.7),

@@ -244,8 +244,9 @@ typedef struct sinew_dyn_capsule {
 
 /* The radius of the skin a bone dominates: the distance from the segment head-tail (bind
  * space) that `fraction` (0 .. 1; 0.5: the median) of the vertices whose largest weight is on
- * skin joint `joint` lie within (nearest rank). The rigs and sinew_body_capsules use the
- * median, not the mean or the largest: a bone's dominated skin has outliers on both sides
+ * skin joint `joint` lie within (nearest rank). sinew_body_capsules uses the median, not the
+ * mean or the largest (a rig's particle takes its link's farthest, dyn_capsule.c, so that it
+ * keeps all of that skin out): a bone's dominated skin has outliers on both sides
  * (vertices at the joints blend toward the neighbours, and on a leg's top lies skin of the
  * pelvis or of an appendage a template rigger handed the leg). 0 when the joint dominates no
  * vertex or the model has no weights. Allocates (model's allocator) one float per dominated

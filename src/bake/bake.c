@@ -520,29 +520,38 @@ static sinew_result clip_rig(const sinew_model *model, const sinew_dyn_chain_des
     if (!sinew_bake_colliders_on(options, options ? options->params : NULL))
         return sinew_dyn_rig_create(model, chain, &params, a, rig, err);
     /* The chain as given (or found by name) with the body's capsules, leaving out any capsule
-     * on the chain itself (a body finder that took a floor-length tail for a leg): the rig
-     * without capsules names the chain's nodes. */
+     * on the chain itself (a body finder that took a floor-length tail for a leg). A chain
+     * found by name is named by a rig made without capsules first. */
     sinew_dyn_rig *plain = NULL;
-    sinew_result r = sinew_dyn_rig_create(model, chain, &params, a, &plain, err);
-    if (r != SINEW_OK) return r;
+    const int32_t *nodes = chain && chain->nodes ? chain->nodes : NULL;
+    uint32_t node_count = nodes ? chain->node_count : 0;
+    int32_t found[SINEW_DYN_MAX_JOINTS];
+    if (!nodes) {
+        sinew_result r = sinew_dyn_rig_create(model, chain, &params, a, &plain, err);
+        if (r != SINEW_OK) return r;
+        node_count = sinew_dyn_rig_joint_count(plain);
+        for (uint32_t i = 0; i < node_count; i++)
+            found[i] = sinew_dyn_rig_joint_node(plain, i);
+        nodes = found;
+    }
     sinew_dyn_capsule kept[SINEW_DYN_MAX_CAPSULES];
     uint32_t count = 0;
     for (uint32_t c = 0; c < options->capsule_count && count < SINEW_DYN_MAX_CAPSULES; c++) {
         int on_chain = 0;
-        for (uint32_t i = 0; i < sinew_dyn_rig_joint_count(plain); i++)
-            on_chain |= options->capsules[c].node_a == sinew_dyn_rig_joint_node(plain, i) ||
-                        options->capsules[c].node_b == sinew_dyn_rig_joint_node(plain, i);
+        for (uint32_t i = 0; i < node_count; i++)
+            on_chain |=
+                options->capsules[c].node_a == nodes[i] || options->capsules[c].node_b == nodes[i];
         if (!on_chain) kept[count++] = options->capsules[c];
     }
-    sinew_dyn_chain_desc desc = {NULL, 0, -1, NULL, 0, NULL, 0};
-    if (chain) desc = *chain;
-    desc.capsules = kept;
-    desc.capsule_count = count;
-    if (!count) {
+    if (!count && plain) {
         *rig = plain;
         return SINEW_OK;
     }
     sinew_dyn_rig_free(plain);
+    sinew_dyn_chain_desc desc = {NULL, 0, -1, NULL, 0, NULL, 0};
+    if (chain) desc = *chain;
+    desc.capsules = count ? kept : NULL;
+    desc.capsule_count = count;
     return sinew_dyn_rig_create(model, &desc, &params, a, rig, err);
 }
 

@@ -50,7 +50,7 @@ sinew_result dyn_rig_drivers(sinew_dyn_rig *rig, const sinew_model *model, const
 
 /* A driver's share of its bone's swing from c, the cosine (seen from above) between the way
  * the bone's tip has moved and the way from the body's centre to the chain's root: the fourth
- * root of (1 + c) / 2, so 1 straight toward the chain, 0.84 across it, 0.39 at 165 degrees and
+ * root of (1 + c) / 2, so 1 straight toward the chain, 0.84 across it, 0.36 at 165 degrees and
  * 0 only straight away: a ring's panels all turn with a thigh nearly alike but for those right
  * behind it, which stay down. The root is there for the skin between neighbouring chains: the
  * skin blends their two joints' rotations, and a difference of a thigh's swing times the

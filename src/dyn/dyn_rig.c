@@ -255,10 +255,11 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
     uint32_t n = 0;
     int32_t end_node = -1;
     sinew_result r;
-    if (desc && !desc->nodes && desc->node_count == 0) {
-        r = find_tail_chain(model, nodes, &n, &end_node, err); /* a desc with capsules only */
+    if (!desc || (!desc->nodes && desc->node_count == 0)) {
+        /* no chain given (no desc, or one with capsules or drivers only): the Tail_* chain */
+        r = find_tail_chain(model, nodes, &n, &end_node, err);
         if (r != SINEW_OK) return r;
-    } else if (desc) {
+    } else {
         if (!desc->nodes || desc->node_count == 0 || desc->node_count > SINEW_DYN_MAX_JOINTS)
             return sinew_error_set(err, SINEW_ERR_ARGUMENT,
                                    "dyn rig: the chain needs 1..%d nodes (got %u)",
@@ -282,9 +283,6 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
                                    "dyn rig: end node %d is not a child of %s", end_node,
                                    dyn_node_name(model, nodes[n - 1]));
         if (end_node < -1) end_node = -1;
-    } else {
-        r = find_tail_chain(model, nodes, &n, &end_node, err);
-        if (r != SINEW_OK) return r;
     }
     int32_t parent = model->nodes[nodes[0]].parent;
     if (parent < 0)
@@ -451,17 +449,17 @@ sinew_result sinew_dyn_rig_create(const sinew_model *model, const sinew_dyn_chai
         chord = sinew_vec3_madd(chord, u, rig->bind_length[i]);
         lever += (float)(i + 1) * rig->bind_length[i];
     }
+    r = desc ? dyn_rig_capsules(rig, model, w, desc->capsules, desc->capsule_count, artist, err)
+             : SINEW_OK;
+    if (r == SINEW_OK && desc)
+        r = dyn_rig_drivers(rig, model, w, desc->drivers, desc->driver_count, err);
+    if (r != SINEW_OK) goto fail;
     /* The idle sway turns every link's rest frame by the same angle, which compounds down the
      * chain: link i turns (i + 1) times it, the chord from root to tip about lever / length
      * times it (links taken as in line), so each link turns by idle times length / lever for
      * the chord to turn by idle. Side to side is about the axis across both the rest chord
      * and the lateral axis (a vertical axis for a level tail), so a raised tail swings as
      * far as a level one. */
-    r = desc ? dyn_rig_capsules(rig, model, w, desc->capsules, desc->capsule_count, artist, err)
-             : SINEW_OK;
-    if (r == SINEW_OK && desc)
-        r = dyn_rig_drivers(rig, model, w, desc->drivers, desc->driver_count, err);
-    if (r != SINEW_OK) goto fail;
     rig->idle_share = lever > 0.0f ? rig->chain_length / lever : 0.0f;
     rig->idle_axis = sinew_vec3_normalize_or(sinew_vec3_cross(chord, sinew_vec3_make(1, 0, 0)),
                                              sinew_vec3_make(0, 1, 0));
