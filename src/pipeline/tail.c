@@ -557,9 +557,15 @@ done:
     return r;
 }
 
+/* The check's bar for skin made worse: more than this share of its edge samples newly torn
+ * (0.1 point), or its p99 more than this higher. */
+#define WORSE_TORN 0.001f
+#define WORSE_P99 0.02f
+
 int sinew_tail_stretch_worse(const sinew_stretch_stats *before, const sinew_stretch_stats *after)
 {
-    return after->torn_share > before->torn_share + 0.001f || after->p99 > before->p99 + 0.02f;
+    return after->torn_share > before->torn_share + WORSE_TORN ||
+           after->p99 > before->p99 + WORSE_P99;
 }
 
 /* A chain to drop: on some clip the body is worse than before (sinew_tail_stretch_worse)
@@ -586,8 +592,8 @@ static int ears_harmful(const sinew_tail_result *res)
     for (uint32_t c = 0; c < res->clip_count; c++) {
         const sinew_tail_guard_clip *g = &res->clips[c];
         if (g->ear_after.samples &&
-            (g->ear_after.torn_share > g->ear_before.torn_share + 0.001f ||
-             g->ear_after.p99 > fmaxf(g->ear_before.p99 + 0.02f, NORMAL_STRAIN)))
+            (g->ear_after.torn_share > g->ear_before.torn_share + WORSE_TORN ||
+             g->ear_after.p99 > fmaxf(g->ear_before.p99 + WORSE_P99, NORMAL_STRAIN)))
             return 1;
     }
     return 0;

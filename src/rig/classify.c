@@ -295,23 +295,16 @@ static int32_t attach_joint(const sinew_rig_analysis *a, const sinew_model *m, s
     return best;
 }
 
-static const char *joint_name(const sinew_model *m, int32_t j)
-{
-    if (j < 0 || (uint32_t)j >= m->skin.joint_count) return "(none)";
-    const char *n = m->nodes[m->skin.joints[j].node].name;
-    return n ? n : "(unnamed)";
-}
-
 /* The root of a tail the skeleton already has: a deforming joint named "tail" in a branch of
  * the pelvis (or its ancestors) that is no leg, whose parent is not itself such a joint. */
 static int32_t find_rigged_tail(const sinew_rig_analysis *a, const sinew_model *m)
 {
     for (uint32_t j = 0; j < a->joint_count; j++) {
-        if (!a->deforms[j] || !rig_name_says_tail(joint_name(m, (int32_t)j))) continue;
+        if (!a->deforms[j] || !rig_name_says_tail(rig_joint_name(m, (int32_t)j))) continue;
         uint8_t rg = a->regions[j];
         if (rg == SINEW_RIG_REGION_HEAD || rg == SINEW_RIG_REGION_THIGH) continue;
         int32_t p = rig_parent_joint(m, j);
-        if (p >= 0 && rig_name_says_tail(joint_name(m, p))) continue;
+        if (p >= 0 && rig_name_says_tail(rig_joint_name(m, p))) continue;
         return (int32_t)j;
     }
     return -1;
@@ -543,7 +536,7 @@ static sinew_rig_verdict verdict_of_shape(const sinew_rig_analysis *a, const sin
                                           uint32_t p, int user_chain, int32_t forced)
 {
     sinew_rig_piece *pc = &rep->pieces[p];
-    const char *att = joint_name(m, pc->attach_joint);
+    const char *att = rig_joint_name(m, pc->attach_joint);
     char *why = pc->reason;
     const size_t wn = sizeof pc->reason;
     const int is_long = pc->elongation >= opt->min_elongation &&
@@ -613,7 +606,7 @@ static sinew_rig_verdict overridden(const sinew_model *m, const sinew_rig_option
         snprintf(pc->reason, sizeof pc->reason,
                  "at the pelvis, %.1fx as long as thick, but the skeleton already has a tail "
                  "(%s): unchanged (--piece %u to chain it anyway)",
-                 (double)pc->elongation, joint_name(m, rep->rigged_tail), p);
+                 (double)pc->elongation, rig_joint_name(m, rep->rigged_tail), p);
         return SINEW_RIG_VERDICT_SKIPPED;
     }
     return v;

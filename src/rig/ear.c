@@ -59,12 +59,6 @@ static int candidate(const sinew_rig_analysis *a, const sinew_rig_report *rep, u
     return *flat <= EAR_FLAT;
 }
 
-static const char *joint_name(const sinew_model *m, int32_t j)
-{
-    const char *n = j >= 0 ? m->nodes[m->skin.joints[j].node].name : NULL;
-    return n ? n : "(unnamed)";
-}
-
 /* Two ears that touch at their roots (the procedural rabbit's overlap there) are one surface:
  * each one's walk runs down its ear, across and up the other. Each run is cut where its skin
  * becomes nearer the other's tip (vertices are in walk order: distance from the tip rising),
@@ -140,15 +134,14 @@ sinew_result rig_find_ears(sinew_rig_analysis *a, const sinew_model *m,
             const float e = rig_mirror_error(a, m, rep, p, q, &shapes[p], &shapes[q]);
             if (e < best_error) best_error = e, best = (int32_t)q;
         }
-        /* The wings' mirror bound (wing.c): mirrored to export precision, with margin. */
-        if (best < 0 || !(best_error <= 0.01f * H)) continue;
+        if (best < 0 || !(best_error <= RIG_MIRROR_BOUND * H)) continue;
         /* Touching ears are measured again once apart, and must still be mirror images (their
          * runs stay cut if not: each is then the head piece its own skin makes). */
         if (split_touching(a, m, opt, rep, p, (uint32_t)best, scratch)) {
             shapes[p] = rig_run_shape(&a->runs.items[a->piece_runs[p]], m);
             shapes[best] = rig_run_shape(&a->runs.items[a->piece_runs[best]], m);
             best_error = rig_mirror_error(a, m, rep, p, (uint32_t)best, &shapes[p], &shapes[best]);
-            if (!(best_error <= 0.01f * H)) continue;
+            if (!(best_error <= RIG_MIRROR_BOUND * H)) continue;
         }
         const int q_left = rig_mirror_side(&shapes[p], &shapes[best]);
         const uint32_t pair[2] = {p, (uint32_t)best};
@@ -162,7 +155,7 @@ sinew_result rig_find_ears(sinew_rig_analysis *a, const sinew_model *m,
                      "on the head (%s), the mirror of piece %u (%.4f H apart): a %s ear, short "
                      "bone chain (--ears)",
                      (double)pc->elongation, (double)flat[pair[k]], (double)(pc->length / H),
-                     joint_name(m, pc->attach_joint), pair[1 - k], (double)(best_error / H),
+                     rig_joint_name(m, pc->attach_joint), pair[1 - k], (double)(best_error / H),
                      pc->wing_side > 0 ? "left" : "right");
         }
     }

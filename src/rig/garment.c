@@ -358,9 +358,7 @@ sinew_result rig_find_garments(const sinew_rig_analysis *a, const sinew_model *m
                  "%s %.2f H %s: a garment, %u chains of %u segments %s it, from %s",
                  (double)(l.length / H), l.ring ? "a ring" : "a sheet", (double)(l.width / H),
                  l.ring ? "round" : "wide", l.N, l.K, l.ring ? "around" : "across",
-                 m->nodes[m->skin.joints[l.parent].node].name
-                     ? m->nodes[m->skin.joints[l.parent].node].name
-                     : "(unnamed)");
+                 rig_joint_name(m, l.parent));
         layout_free(a, &l);
     }
     return SINEW_OK;
@@ -404,11 +402,8 @@ static sinew_vec3 reflect(const garment_layout *l, sinew_vec3 x)
 }
 
 /* A mirrored garment: its skin reflected across that plane lies on itself, within
- * MIRROR_ERROR H on average. The procedural cape and skirt are mirrored to float precision
- * (below 1e-5 H); the bound is the wings' (a pair of wings is mirrored to 1e-4 H on the shared
- * models) and up to a tenth of a chain's spacing is safe. At most MIRROR_SAMPLES vertices are
- * reflected, so the cost stays linear in the garment's size. */
-#define MIRROR_ERROR 0.01f
+ * RIG_MIRROR_BOUND H on average (the procedural cape and skirt to below 1e-5 H). At most
+ * MIRROR_SAMPLES vertices are reflected, so the cost stays linear in the garment's size. */
 #define MIRROR_SAMPLES 512
 static int mirrored(const garment_layout *l, const sinew_model *m, float H)
 {
@@ -422,7 +417,7 @@ static int mirrored(const garment_layout *l, const sinew_model *m, float H)
             best = fminf(best, sinew_vec3_distance(x, m->mesh.positions[l->verts[k]]));
         sum += best;
     }
-    return used && sum / used <= MIRROR_ERROR * H;
+    return used && sum / used <= RIG_MIRROR_BOUND * H;
 }
 
 sinew_result rig_build_garment(const sinew_rig_analysis *a, const sinew_model *m,

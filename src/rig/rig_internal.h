@@ -235,6 +235,22 @@ static inline sinew_vec3 rig_joint_position(const sinew_model *m, uint32_t j)
     return sinew_mat4_translation(&m->skin.joints[j].bind);
 }
 
+/* Skin joint j's name for messages: "(none)" for no joint, "(unnamed)" for a node without a
+ * name. */
+static inline const char *rig_joint_name(const sinew_model *m, int32_t j)
+{
+    if (j < 0 || (uint32_t)j >= m->skin.joint_count) return "(none)";
+    const char *n = m->nodes[m->skin.joints[j].node].name;
+    return n ? n : "(unnamed)";
+}
+
+/* Mirrored pieces (a pair of wings or ears, a garment about the body's middle): one's skin
+ * reflected lies on the other's (or its own) within this much of H on average. Measured: below
+ * 0.0001 H on both winged shared models and the procedural garments (their meshes are
+ * mirrored to export precision). A bound this tight keeps a pair of unlike pieces apart; up to
+ * about 0.03 H (a tenth of the demon's wing chord) is safe. */
+#define RIG_MIRROR_BOUND 0.01f
+
 /* Nearest joint ancestor (skin joint index) of skin joint j, or -1. */
 int32_t rig_parent_joint(const sinew_model *m, uint32_t j);
 /* 1 when a joint's name says tail ("tail" anywhere, any case: Tail_1, b_Tail01, tail.003). */

@@ -8,7 +8,7 @@
  *              span) and the smallest a small share of the middle (WING_FLAT).
  *   pair       a wing comes with its mirror image: another candidate whose skin, reflected
  *              across the plane halfway between the two and square to the line joining them,
- *              lies on it (WING_MIRROR), with that line level (square to up). A candidate
+ *              lies on it (RIG_MIRROR_BOUND), with that line level (square to up). A candidate
  *              without its mirror is left as the tail rules said: a cape, a flap, a shield.
  *   chain      one chain per wing along its span, from the root section to the wingtip, its
  *              joints at the centres of the geodesic bands from the tip (chain.c), the two
@@ -37,11 +37,6 @@
 /* Flat: sqrt(smallest / middle eigenvalue) at most this. Measured: the pigeon's wings 0.09,
  * the demon's 0.14 (the blade 0.20); a round tube is near 1. Safe range 0.2-0.8. */
 #define WING_FLAT 0.45f
-/* Mirror: the mean distance of one wing's reflected skin to the other's nearest skin, in H,
- * at most this (the larger of the two directions). Measured: below 0.0001 H on both winged
- * models (their meshes are mirrored to export precision). A bound this tight keeps a pair
- * of unlike pieces apart; up to about 0.03 H (a tenth of the demon's wing chord) is safe. */
-#define WING_MIRROR 0.01f
 /* The line joining the two wings is level: within asin(0.3) = 17 degrees of square to up. */
 #define WING_LEVEL 0.3f
 /* Root at least this far up the spine (0 the pelvis, 1 the head): the shoulders and the upper
@@ -126,7 +121,7 @@ static sinew_vec3 reflect(sinew_vec3 x, sinew_vec3 n, float d)
 }
 
 /* At most this many of p's vertices, evenly spaced along its walk, are reflected onto q: the
- * mean over them is the mean over all to well under WING_MIRROR, and the cost stays linear in
+ * mean over them is the mean over all to well under RIG_MIRROR_BOUND, and the cost stays linear in
  * q's size on a finely subdivided wing (the shared wings have 440-450 vertices). */
 #define MIRROR_SAMPLES 1024
 
@@ -166,7 +161,8 @@ float rig_mirror_error(const sinew_rig_analysis *a, const sinew_model *m,
     if (fabsf(sinew_vec3_dot(n, rep->landmarks.up)) > WING_LEVEL) return FLT_MAX;
     /* Mirror images have the same spreads: a cheap test before the distances. */
     for (int k = 0; k < 3; k++)
-        if (fabs(sqrt(fmax(sp->values[k], 0)) - sqrt(fmax(sq->values[k], 0))) > WING_MIRROR * H)
+        if (fabs(sqrt(fmax(sp->values[k], 0)) - sqrt(fmax(sq->values[k], 0))) >
+            RIG_MIRROR_BOUND * H)
             return FLT_MAX;
     const rig_run *rp = &a->runs.items[a->piece_runs[p]], *rq = &a->runs.items[a->piece_runs[q]];
     return fmaxf(mirror_error(rp, rq, m, n, d), mirror_error(rq, rp, m, n, d));
@@ -197,7 +193,7 @@ sinew_result rig_find_wings(const sinew_rig_analysis *a, const sinew_model *m,
     for (uint32_t p = 0; p < np; p++) {
         if (!cand[p] || rep->pieces[p].wing_partner >= 0) continue;
         int32_t best = -1;
-        float best_error = WING_MIRROR * H;
+        float best_error = RIG_MIRROR_BOUND * H;
         for (uint32_t q = p + 1; q < np; q++) {
             if (!cand[q] || rep->pieces[q].wing_partner >= 0) continue;
             const float e = rig_mirror_error(a, m, rep, p, q, &shapes[p], &shapes[q]);
@@ -216,10 +212,8 @@ sinew_result rig_find_wings(const sinew_rig_analysis *a, const sinew_model *m,
                      "no bone inside, broad (%.2f) and flat (%.2f), %.2f H along its span, at %s, "
                      "the mirror of piece %u (%.4f H apart): a %s wing, bone chain",
                      sqrt(l[1] / l[0]), sqrt(fmax(l[2], 0) / l[1]), (double)(pc->length / H),
-                     pc->attach_joint >= 0 && m->nodes[m->skin.joints[pc->attach_joint].node].name
-                         ? m->nodes[m->skin.joints[pc->attach_joint].node].name
-                         : "(unnamed)",
-                     pair[1 - k], (double)(best_error / H), pc->wing_side > 0 ? "left" : "right");
+                     rig_joint_name(m, pc->attach_joint), pair[1 - k], (double)(best_error / H),
+                     pc->wing_side > 0 ? "left" : "right");
         }
         /* --skip N leaves that wing alone; its partner keeps its chain (mirrored from the
          * pair's skin, so still the mirror image of where the skipped one's would be). */
