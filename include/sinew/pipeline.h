@@ -17,8 +17,9 @@
  *      edges torn, or its p99 up by 0.02) without making its own skin better there is
  *      dropped. Ears (sinew_rig_options.ears) were whole and rigid on the head: their chains
  *      are dropped first when the skin they move tears more by that bar on some clip, or
- *      strains beyond both 1.3 and that bar, and the check runs again on the rest; a tail or
- *      wing that harms the body beside ears is dropped alone, and the ears checked again;
+ *      strains beyond both 1.3 and that bar, and the check runs again on the rest; a tail, wing
+ *      or garment chain that harms the body beside ears is dropped alone, and the ears checked
+ *      again;
  *   4. edit the caller's document with the result and bake it; with vrm_springs, also write
  *      the chain's springs as VRMC_springBone (sinew/vrm.h).
  * The trial runs on a copy; the caller's document is edited only in step 4. A failure there

@@ -621,9 +621,9 @@ static sinew_result check_again(const sinew_tail_options *o, sinew_tail_result *
     return sinew_rig_build_chain(res->input, &o->rig, &res->report, &res->plan, err);
 }
 
-/* Leaves the ears (`ears`), or the tails and wings (`!ears`), unchanged (SKIPPED, saying why),
- * rebuilds the plan without them and forgets the check's findings, for the check to run again
- * on what is left. */
+/* Leaves the ears (`ears`), or every other chain (`!ears`: tails, wings, garments), unchanged
+ * (SKIPPED, saying why), rebuilds the plan without them and forgets the check's findings, for the
+ * check to run again on what is left. */
 static sinew_result drop_chains(const sinew_tail_options *o, sinew_tail_result *res, int ears,
                                 sinew_error *err)
 {
@@ -805,7 +805,7 @@ sinew_result sinew_tail_run(sinew_document *doc, const sinew_tail_options *optio
             if ((r = check_again(&o, res, err)) != SINEW_OK) return r;
             continue;
         }
-        /* Ears whose skin came out worse go first; a tail or wing that harms the body goes
+        /* Ears whose skin came out worse go first; a tail, wing or garment that harms the body goes
          * next, the ears checked again alone; then whatever is left, all at once. Each pass
          * drops a kind, so there are at most three. */
         const int drop_ears = r == SINEW_OK && ears_harmful(res);

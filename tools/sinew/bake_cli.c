@@ -31,9 +31,10 @@ const char *bake_cli_options_help =
     "  --idle-seed N     seed of the idle sway, 0 to 4294967295 (default 0)\n"
     "  --colliders on|off  keep the chains out of capsules along the hind legs and the\n"
     "                    torso, each as thick as the skin its bone dominates (default: on for\n"
-    "                    wings, for a tail whose --carry is below 50 or whose --rest-curve\n"
-    "                    is above 0, and for a garment the thighs drive (a skirt from the\n"
-    "                    hips); off for other tails and garments)\n";
+    "                    wings and ears, for a tail whose --carry is below 50 or whose\n"
+    "                    --rest-curve is above 0, and for a garment the thighs drive (a skirt\n"
+    "                    from the hips); off for other tails and garments, but `sinew tail`\n"
+    "                    turns them on for a tail it finds entering a leg)\n";
 
 /* A spring option and the sinew_dyn_params field it sets, in the unit the library shows that
  * field in (sinew_dyn_param_unit: degrees for angles). The values it accepts are checked

@@ -32,7 +32,8 @@ static const char *usage =
     "                    kept, so loops stay closed); default: every key\n"
     "  --json            print JSON instead of the table, once OUT is written: input, output,\n"
     "                    bytes (OUT's size), clip_count, tail (true when a Tail_* chain was\n"
-    "                    baked), wings (the wing chains baked), clips (the table: per clip\n"
+    "                    baked), wings, ears and garment_chains (the chains of each kind\n"
+    "                    baked), clips (the table: per clip\n"
     "                    name, keys, rate, looping, passes, drift_degrees, seam_degrees,\n"
     "                    swing_degrees, tip_swing_degrees, closed) and with --vrm-springs\n"
     "                    vrm_springs (the fit's table)\n\n" CLI_MESHOPT_HELP "\n";

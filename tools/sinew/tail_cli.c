@@ -356,12 +356,20 @@ int tail_cli_write_report(const char *path, const sinew_tail_result *run, const 
 /* Which root blend the check kept, and what each added in new tears at the root. */
 static void print_blends(const sinew_tail_result *run)
 {
-    /* SINEW_RIG_ROOT_PELVIS blends into the joint a chain hangs from: a tail's pelvis, a
-     * wing's torso joint, an ear's head. */
-    int tails_only = 1;
+    /* SINEW_RIG_ROOT_PELVIS blends into the joint a chain hangs from: a tail's pelvis (or the
+     * joint --tail-from names), a wing's torso joint, an ear's head, a garment's torso joint. */
+    int tails_only = run->plan.chain_count > 0;
     for (uint32_t c = 0; c < run->plan.chain_count; c++)
-        tails_only &= !run->plan.chains[c].wing && !run->plan.chains[c].ear;
-    const char *parent = tails_only ? "the pelvis" : "the joint it hangs from";
+        tails_only &=
+            !run->plan.chains[c].wing && !run->plan.chains[c].ear && !run->plan.chains[c].garment;
+    const int32_t hung = tails_only ? run->plan.chains[0].parent_joint : -1;
+    char parent[1100];
+    if (hung < 0)
+        snprintf(parent, sizeof parent, "the joint it hangs from");
+    else
+        snprintf(parent, sizeof parent, "%s%s",
+                 hung == run->report.landmarks.pelvis ? "the pelvis " : "",
+                 safe_text(joint_name(run->input, hung)).s);
     printf("  the root blends into %s", run->root_blend == SINEW_RIG_ROOT_BODY
                                             ? "the body skin around it (its rigger's weights)"
                                             : parent);
