@@ -286,6 +286,10 @@ typedef struct sinew_solve_frame_stats {
                          units, from the moments (so it costs nothing per vertex) */
 } sinew_solve_frame_stats;
 
+/* How many of the rig's vertices the solve fits (its constraint vertices): those with a
+ * positive weight on a joint of the skin, at most options->max_vertices of them (0: all). */
+uint32_t sinew_solve_fitted_vertices(const sinew_model *rig, const sinew_solve_options *options);
+
 /* Builds a solver for `rig` (the target rig): the constraint vertex subset, the bone pairs
  * sharing vertices and their moments uuT_jk = sum_i w_ij w_ik u~ u~^T (double). Allocates
  * through options->allocator (default malloc); later calls do not allocate. Fails with

@@ -330,29 +330,6 @@ static void axis_rotations(double out[START_COUNT][9])
         }
 }
 
-/* Unit quaternion (x, y, z, w) of a rotation matrix (row-major), Shepperd's method. */
-static void quat_from_rotation(const double R[9], double q[4])
-{
-    const double tr = R[0] + R[4] + R[8];
-    if (tr > 0) {
-        const double s = 2.0 * sqrt(tr + 1.0);
-        q[0] = (R[7] - R[5]) / s, q[1] = (R[2] - R[6]) / s, q[2] = (R[3] - R[1]) / s;
-        q[3] = 0.25 * s;
-    } else if (R[0] >= R[4] && R[0] >= R[8]) {
-        const double s = 2.0 * sqrt(1.0 + R[0] - R[4] - R[8]);
-        q[0] = 0.25 * s, q[1] = (R[1] + R[3]) / s, q[2] = (R[2] + R[6]) / s;
-        q[3] = (R[7] - R[5]) / s;
-    } else if (R[4] >= R[8]) {
-        const double s = 2.0 * sqrt(1.0 + R[4] - R[0] - R[8]);
-        q[0] = (R[1] + R[3]) / s, q[1] = 0.25 * s, q[2] = (R[5] + R[7]) / s;
-        q[3] = (R[2] - R[6]) / s;
-    } else {
-        const double s = 2.0 * sqrt(1.0 + R[8] - R[0] - R[4]);
-        q[0] = (R[2] + R[6]) / s, q[1] = (R[5] + R[7]) / s, q[2] = 0.25 * s;
-        q[3] = (R[3] - R[1]) / s;
-    }
-}
-
 sinew_result sinew_solve_align(const sinew_model *source, const sinew_model *target,
                                const sinew_solve_align_options *options,
                                const sinew_allocator *allocator, sinew_solve_alignment *out,
@@ -431,7 +408,7 @@ sinew_result sinew_solve_align(const sinew_model *source, const sinew_model *tar
         memset(x, 0, sizeof *x);
         x->s = dt / ds;
         memcpy(x->R, starts[k], sizeof x->R);
-        quat_from_rotation(x->R, x->q);
+        solve_rot_to_quat(x->R, x->q);
         for (int c = 0; c < 3; c++)
             x->t[c] = ct[c] - x->s * (x->R[c * 3] * cs[0] + x->R[c * 3 + 1] * cs[1] +
                                       x->R[c * 3 + 2] * cs[2]);

@@ -72,7 +72,7 @@ sinew_result sinew_solve_clip(const sinew_model *source, const sinew_clip *clip,
 {
     memset(out, 0, sizeof *out);
     if (options && options->allocator) out->allocator = *options->allocator;
-    /* A copy: the result is zeroed on failure, and the scratch is freed after that. */
+    /* The scratch's allocator: the result's, held apart from the result it frees. */
     const sinew_allocator alloc = out->allocator;
     const sinew_allocator *a = &alloc;
     sinew_solve_frame_plan plan;

@@ -59,7 +59,7 @@ static void quat_from_vector(const double v[4], double quat[4])
 
 /* Rotation (row-major) to a unit quaternion (x, y, z, w) by Shepperd's method: the largest
  * of w, x, y, z is found from the diagonal first and the others divided by it. */
-static void rot_to_quat(const double R[9], double q[4])
+void solve_rot_to_quat(const double R[9], double q[4])
 {
     const double t = R[0] + R[4] + R[8];
     double x, y, z, w;
@@ -160,7 +160,7 @@ static int horn(const double S_in[9], const double prev_rot[9], const double sta
     double N[16], v[4];
     if (start) {
         double q0[4], R0[9], Sp[9];
-        rot_to_quat(start, q0);
+        solve_rot_to_quat(start, q0);
         solve_quat_to_rot(q0, R0);
         for (int r = 0; r < 3; r++)
             for (int c = 0; c < 3; c++)

@@ -321,6 +321,19 @@ static sinew_result build_groups(sinew_solver *s, uint32_t items, uint32_t weigh
     return r;
 }
 
+uint32_t sinew_solve_fitted_vertices(const sinew_model *rig, const sinew_solve_options *options)
+{
+    if (!rig || !rig->mesh.influence_joints || !rig->mesh.influence_weights) return 0;
+    uint32_t weighted = 0;
+    for (uint32_t v = 0; v < rig->mesh.vertex_count; v++) {
+        uint16_t joint[SINEW_MAX_INFLUENCES];
+        double weight[SINEW_MAX_INFLUENCES];
+        weighted += vertex_influences(&rig->mesh, v, rig->skin.joint_count, joint, weight) > 0;
+    }
+    const uint32_t most = options ? options->max_vertices : 0;
+    return most > 0 && most < weighted ? most : weighted;
+}
+
 sinew_result solve_build_moments(sinew_solver *s, double *influence, sinew_error *err)
 {
     const sinew_model *rig = s->rig;
@@ -332,10 +345,10 @@ sinew_result solve_build_moments(sinew_solver *s, double *influence, sinew_error
                                "solve: %u joints in the skin; at most %u are supported", J,
                                MAX_PAIR_JOINTS);
 
-    /* Constraint vertices: all weighted vertices, or an even subsample of them (the k-th
-     * pick is weighted vertex floor(k * weighted / C): deterministic and even), kept in
-     * place in the list of the weighted ones, with their weighted slots (which bound the
-     * groups' items and weights: a joint named in two slots of a vertex makes one weight). */
+    /* Constraint vertices: all weighted vertices (with an influence, vertex_influences), or an
+     * even subsample of them (the k-th pick is weighted vertex floor(k * weighted / C):
+     * deterministic and even), kept in place in the list of the weighted ones, with their
+     * influence counts (the groups' items and weights). */
     s->constraints = sinew_alloc(a, V, sizeof(uint32_t));
     uint8_t *slots = sinew_alloc(a, V, 1);
     if (!s->constraints || !slots) {
@@ -344,17 +357,11 @@ sinew_result solve_build_moments(sinew_solver *s, double *influence, sinew_error
     }
     uint32_t weighted = 0;
     for (uint32_t v = 0; v < V; v++) {
-        const size_t o = (size_t)v * SINEW_MAX_INFLUENCES;
-        const float *wt = &mesh->influence_weights[o];
-        const uint16_t *jt = &mesh->influence_joints[o];
-        float sum = 0;
-        uint8_t n = 0;
-        for (int p = 0; p < SINEW_MAX_INFLUENCES; p++) {
-            sum += wt[p];
-            n = (uint8_t)(n + (wt[p] > 0 && jt[p] < J));
-        }
-        if (!(sum > 0)) continue;
-        slots[weighted] = n;
+        uint16_t joint[SINEW_MAX_INFLUENCES];
+        double weight[SINEW_MAX_INFLUENCES];
+        const uint32_t n = vertex_influences(mesh, v, J, joint, weight);
+        if (!n) continue;
+        slots[weighted] = (uint8_t)n;
         s->constraints[weighted++] = v;
     }
     if (weighted == 0) {

@@ -38,6 +38,8 @@ int solve_horn_from(const double S[9], const double prev_rot[9], const double st
 
 /* Quaternion (x, y, z, w) to a row-major 3x3 rotation. */
 void solve_quat_to_rot(const double q[4], double rot[9]);
+/* Rotation (row-major) to its unit quaternion (x, y, z, w), w >= 0 (Shepperd's method). */
+void solve_rot_to_quat(const double R[9], double q[4]);
 
 /* One unordered pair of joints that share a constraint vertex (or a joint with itself). */
 typedef struct solve_pair {
@@ -86,10 +88,11 @@ struct sinew_solver {
     float *item_bind;     /* 4 per item: the vertex's bind position u and 1, i.e. u~ */
     double *item_weight;  /* w_ij of the items, group after group (solve_group.weights) */
     double *entry_sum;    /* joint_count * 4: sum_i w_ij u~_i */
-    double *block_target; /* 3 * SOLVE_BLOCK + 1, per-frame scratch: one block's targets
-                             about the frame's reference point */
-    int simd;             /* the per-frame kernels of moments_avx.c run (the CPU has AVX);
-                             0: the portable ones, which give the same bits */
+    double *block_target; /* 3 * min(constraints, SOLVE_BLOCK) + 1, per-frame scratch: one block's
+                             targets about the frame's reference point */
+    int simd;             /* the kernels of moments_avx.c run (the CPU has AVX): the per-frame
+                             moments and the rig's sums at creation; 0: the portable ones,
+                             which give the same bits */
 
     /* pairs and, per joint, its pairs (CSR): neighbour k and the pair index */
     uint32_t pair_count;

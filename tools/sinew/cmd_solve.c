@@ -1,10 +1,8 @@
 /* sinew solve: re-solve an artist's clips onto another rig of the same creature by fitting
  * the skinned surface (after Sidorkin, "Solve the surface, not the skeleton"), with transfer
  * quality, a JSON report and a per-vertex error heatmap. */
-/* realpath(3) is XSI; clock_gettime is POSIX. */
+/* clock_gettime is POSIX. */
 #define _XOPEN_SOURCE 700
-#include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,14 +221,6 @@ static cJSON *json_clip(const sinew_solve_clip_result *r, const sinew_solve_qual
     return o;
 }
 
-/* The vertices the solve fits (--max-vertices), as the table's first line gives them. */
-static uint32_t fitted_vertices(const solve_args *args, const sinew_model *rig)
-{
-    return args->max_vertices && args->max_vertices < rig->mesh.vertex_count
-               ? (uint32_t)args->max_vertices
-               : rig->mesh.vertex_count;
-}
-
 /* The report: per clip and overall numbers, worst frames and vertices, and what the table's
  * first lines say of the inputs (NULL when out of memory). --report writes it, --json prints
  * it with the outputs added. */
@@ -253,7 +243,8 @@ static cJSON *report_json(const solve_args *args, const solve_job *job)
                             "them; quality_at_frames: the solve at its own frames");
     cJSON_AddNumberToObject(root, "diagonal", runs && nruns ? runs[0].res.diagonal : 0.0);
     cJSON_AddNumberToObject(root, "vertices", job->rig->mesh.vertex_count);
-    cJSON_AddNumberToObject(root, "fitted_vertices", fitted_vertices(args, job->rig));
+    cJSON_AddNumberToObject(root, "fitted_vertices",
+                            sinew_solve_fitted_vertices(job->rig, &job->opt));
     cJSON_AddNumberToObject(root, "joints", job->rig->skin.joint_count);
     cJSON *corr = cJSON_AddObjectToObject(root, "correspondence");
     cJSON_AddBoolToObject(corr, "identity", cs->identity);
@@ -459,7 +450,7 @@ static int choose_clips(const solve_args *args, solve_job *job)
     job->chosen = malloc(src->clip_count * sizeof *job->chosen);
     job->clips_buf = args->clips_arg ? strdup(args->clips_arg) : NULL;
     if (!job->chosen || (args->clips_arg && !job->clips_buf)) {
-        fprintf(stderr, "sinew %s: out of memory\n", CMD);
+        cli_error(CMD, "out of memory");
         return CLI_EXIT_INTERNAL;
     }
     if (!args->clips_arg || !strcmp(args->clips_arg, "all")) {
@@ -473,8 +464,7 @@ static int choose_clips(const solve_args *args, solve_job *job)
         if (c < 0) {
             sinew_error err = {0};
             cli_no_clip(&err, args->source_path, src, tok);
-            cli_error(CMD, "%s", err.message);
-            return CLI_EXIT_BAD_INPUT;
+            return cli_report_file(CMD, args->source_path, &err);
         }
         int dup = 0;
         for (uint32_t k = 0; k < job->nchosen; k++)
@@ -553,8 +543,9 @@ static void print_table_header(const solve_args *args, const solve_job *job)
     const sinew_correspondence_stats *cs = &job->cs;
     printf("%s%s onto %s: %u vertices (%u fitted), %u joints, diagonal %.4g; correspondence %s\n",
            args->control ? "control: " : "", safe_text(args->source_path).s,
-           safe_text(job->rig_path).s, rig->mesh.vertex_count, fitted_vertices(args, rig),
-           rig->skin.joint_count, (double)rig->size.diagonal,
+           safe_text(job->rig_path).s, rig->mesh.vertex_count,
+           sinew_solve_fitted_vertices(rig, &job->opt), rig->skin.joint_count,
+           (double)rig->size.diagonal,
            cs->identity  ? "identity"
            : cs->aligned ? "nearest vertex after alignment"
                          : "nearest vertex");
@@ -631,11 +622,12 @@ static int solve_clip(const solve_args *args, solve_job *job, const sinew_clip *
     if (!args->rotation_only) return CLI_EXIT_OK;
     t0 = now_seconds();
     if (sinew_solve_clip(job->src, clip, job->rig, job->nearest, &job->free_opt, &run->free,
-                         &job->err) ||
-        sinew_solve_quality_written(job->src, clip, job->rig, job->nearest, &job->free_opt,
+                         &job->err))
+        return cli_report(CMD, &job->err);
+    run->seconds_free = now_seconds() - t0; /* the solve alone, as run->seconds */
+    if (sinew_solve_quality_written(job->src, clip, job->rig, job->nearest, &job->free_opt,
                                     &run->free, &run->played_free, NULL, &job->err))
         return cli_report(CMD, &job->err);
-    run->seconds_free = now_seconds() - t0;
     run->has_free = 1;
     return CLI_EXIT_OK;
 }
