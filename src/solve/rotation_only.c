@@ -54,6 +54,25 @@ sinew_result solve_rotation_only_prepare(sinew_solver *s, sinew_error *err)
     return SINEW_OK;
 }
 
+/* The current local rotation of pivot joint j at node n: nearest rotation to
+ * P^-1 world_j S_rest^-1. */
+static void current_local_rotation(const sinew_solver *s, uint32_t n, uint32_t j,
+                                   const solve_affine *Pinv, double R[9])
+{
+    const sinew_vec3 sc = s->rig->nodes[n].rest.scale;
+    const double scl[3] = {sc.x, sc.y, sc.z};
+    solve_affine X, L;
+    solve_affine_mul(&s->cur[j], &s->bind[j], &X);
+    solve_affine_mul(Pinv, &X, &L);
+    double S[9], start[9], q[4];
+    for (int x = 0; x < 3; x++)
+        for (int y = 0; y < 3; y++) {
+            S[x * 3 + y] = scl[x] != 0 ? L.m[y * 4 + x] / scl[x] : 0;
+            start[y * 3 + x] = S[x * 3 + y];
+        }
+    (void)solve_horn_from(S, NULL, start, q, R);
+}
+
 /* P = world_parent * T(t_rest): the frame whose origin is joint n's pivot. */
 static void pivot_frame(const sinew_solver *s, uint32_t n, solve_affine *P)
 {
@@ -80,26 +99,14 @@ void solve_rotation_only_project(sinew_solver *s)
             continue;
         }
         /* the rotation nearest to P^-1 world_j S^-1, then world_j = P R S */
-        solve_affine P, Pinv, X;
+        solve_affine P, Pinv;
         pivot_frame(s, n, &P);
-        solve_affine_mul(&s->cur[j], &s->bind[j], &X);
         const sinew_vec3 sc = rig->nodes[n].rest.scale;
-        double R[9], q[4];
-        if (solve_affine_invert(&P, &Pinv)) {
-            solve_affine L;
-            solve_affine_mul(&Pinv, &X, &L);
-            const double scl[3] = {sc.x, sc.y, sc.z};
-            double S[9], start[9];
-            for (int x = 0; x < 3; x++)
-                for (int y = 0; y < 3; y++) {
-                    S[x * 3 + y] =
-                        scl[x] != 0 ? L.m[y * 4 + x] / scl[x] : 0; /* columns as points */
-                    start[y * 3 + x] = S[x * 3 + y];
-                }
-            (void)solve_horn_from(S, NULL, start, q, R);
-        } else {
+        double R[9];
+        if (solve_affine_invert(&P, &Pinv))
+            current_local_rotation(s, n, (uint32_t)j, &Pinv, R);
+        else
             solve_quat_to_rot((const double[4]){0, 0, 0, 1}, R);
-        }
         solve_affine RS;
         for (int r = 0; r < 3; r++) {
             RS.m[r * 4 + 0] = R[r * 3 + 0] * sc.x;
@@ -212,25 +219,6 @@ static void sweep_hierarchical(sinew_solver *s)
         apply_motion(s, (uint32_t)j, &D);
         solve_affine_mul(&s->cur[j], &s->bind[j], &s->world[n]);
     }
-}
-
-/* The current local rotation of pivot joint j at node n: nearest rotation to
- * P^-1 world_j S_rest^-1. */
-static void current_local_rotation(const sinew_solver *s, uint32_t n, uint32_t j,
-                                   const solve_affine *Pinv, double R[9])
-{
-    const sinew_vec3 sc = s->rig->nodes[n].rest.scale;
-    const double scl[3] = {sc.x, sc.y, sc.z};
-    solve_affine X, L;
-    solve_affine_mul(&s->cur[j], &s->bind[j], &X);
-    solve_affine_mul(Pinv, &X, &L);
-    double S[9], start[9], q[4];
-    for (int x = 0; x < 3; x++)
-        for (int y = 0; y < 3; y++) {
-            S[x * 3 + y] = scl[x] != 0 ? L.m[y * 4 + x] / scl[x] : 0;
-            start[y * 3 + x] = S[x * 3 + y];
-        }
-    (void)solve_horn_from(S, NULL, start, q, R);
 }
 
 /* Detached pass: each pivot joint turns about its (current) pivot to fit what every other
