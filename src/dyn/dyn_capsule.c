@@ -104,8 +104,8 @@ sinew_result dyn_rig_capsules(sinew_dyn_rig *rig, const sinew_model *model, cons
             /* the modelled shape is always allowed: skin modelled against a leg (a tail
              * hanging between the thighs) keeps the clearance it was modelled with */
             const float bind_gap = sinew_segment_distance(tip, a, b);
-            rig->contact[i][c] = fminf(capsules[c].radius + own, bind_gap) * to_parent;
-            rig->contact2[i][c] = rig->contact[i][c] * rig->contact[i][c];
+            const float contact = fminf(capsules[c].radius + own, bind_gap) * to_parent;
+            rig->contact2[i][c] = contact * contact;
         }
     }
     return SINEW_OK;
@@ -125,5 +125,5 @@ sinew_dyn_capsule sinew_dyn_rig_capsule(const sinew_dyn_rig *rig, uint32_t i)
 float sinew_dyn_rig_contact_radius(const sinew_dyn_rig *rig, uint32_t i, uint32_t c)
 {
     if (!rig || i >= rig->joint_count || c >= rig->capsule_count) return 0.0f;
-    return rig->contact[i][c] * rig->parent_bind_scale;
+    return sqrtf(rig->contact2[i][c]) * rig->parent_bind_scale;
 }

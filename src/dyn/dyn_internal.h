@@ -61,9 +61,9 @@ struct sinew_dyn_rig {
     float parent_bind_scale; /* the parent's bind-space scale (parent units to bind space) */
     sinew_dyn_capsule capsules[SINEW_DYN_MAX_CAPSULES]; /* as given, bind-space radii */
     float capsule_radius[SINEW_DYN_MAX_CAPSULES];       /* their radii, parent units */
-    /* contact[i][c]: link i's particle kept this far from capsule c's axis, parent units */
-    float contact[SINEW_DYN_MAX_JOINTS][SINEW_DYN_MAX_CAPSULES];
-    float contact2[SINEW_DYN_MAX_JOINTS][SINEW_DYN_MAX_CAPSULES]; /* their squares */
+    /* contact2[i][c]: the square of how far link i's particle is kept from capsule c's axis,
+     * parent units (the step compares squared distances) */
+    float contact2[SINEW_DYN_MAX_JOINTS][SINEW_DYN_MAX_CAPSULES];
     uint32_t driver_count; /* rest drivers (sinew_dyn_chain_desc.drivers) */
     dyn_driver drivers[SINEW_DYN_MAX_DRIVERS];
     float bind_length[SINEW_DYN_MAX_JOINTS]; /* link lengths in bind space, model units */
