@@ -59,6 +59,19 @@ static uint32_t vertex_influences(const sinew_mesh *mesh, uint32_t v, uint32_t J
     return n;
 }
 
+/* Vertex v's slots with a positive weight on a joint of the skin: a vertex the solve fits has
+ * at least one (then vertex_influences finds at least one influence), and their number bounds
+ * its influences. Cheap: no merging. */
+static uint32_t weighted_slots(const sinew_mesh *mesh, uint32_t v, uint32_t J)
+{
+    const uint16_t *jt = &mesh->influence_joints[(size_t)v * SINEW_MAX_INFLUENCES];
+    const float *wt = &mesh->influence_weights[(size_t)v * SINEW_MAX_INFLUENCES];
+    uint32_t n = 0;
+    for (int p = 0; p < SINEW_MAX_INFLUENCES; p++)
+        n += wt[p] > 0 && jt[p] < J;
+    return n;
+}
+
 /* One item while a block is grouped: its vertex, its position in the block, its joints and
  * weights, and its block-local group. */
 typedef struct block_item {
@@ -326,9 +339,7 @@ uint32_t sinew_solve_fitted_vertices(const sinew_model *rig, const sinew_solve_o
     if (!rig || !rig->mesh.influence_joints || !rig->mesh.influence_weights) return 0;
     uint32_t weighted = 0;
     for (uint32_t v = 0; v < rig->mesh.vertex_count; v++) {
-        uint16_t joint[SINEW_MAX_INFLUENCES];
-        double weight[SINEW_MAX_INFLUENCES];
-        weighted += vertex_influences(&rig->mesh, v, rig->skin.joint_count, joint, weight) > 0;
+        weighted += weighted_slots(&rig->mesh, v, rig->skin.joint_count) > 0;
     }
     const uint32_t most = options ? options->max_vertices : 0;
     return most > 0 && most < weighted ? most : weighted;
@@ -345,10 +356,10 @@ sinew_result solve_build_moments(sinew_solver *s, double *influence, sinew_error
                                "solve: %u joints in the skin; at most %u are supported", J,
                                MAX_PAIR_JOINTS);
 
-    /* Constraint vertices: all weighted vertices (with an influence, vertex_influences), or an
-     * even subsample of them (the k-th pick is weighted vertex floor(k * weighted / C):
-     * deterministic and even), kept in place in the list of the weighted ones, with their
-     * influence counts (the groups' items and weights). */
+    /* Constraint vertices: all weighted vertices (weighted_slots), or an even subsample of them
+     * (the k-th pick is weighted vertex floor(k * weighted / C): deterministic and even), kept
+     * in place in the list of the weighted ones, with their weighted slots (which bound the
+     * groups' items and weights: a joint named in two slots of a vertex makes one weight). */
     s->constraints = sinew_alloc(a, V, sizeof(uint32_t));
     uint8_t *slots = sinew_alloc(a, V, 1);
     if (!s->constraints || !slots) {
@@ -357,9 +368,7 @@ sinew_result solve_build_moments(sinew_solver *s, double *influence, sinew_error
     }
     uint32_t weighted = 0;
     for (uint32_t v = 0; v < V; v++) {
-        uint16_t joint[SINEW_MAX_INFLUENCES];
-        double weight[SINEW_MAX_INFLUENCES];
-        const uint32_t n = vertex_influences(mesh, v, J, joint, weight);
+        const uint32_t n = weighted_slots(mesh, v, J);
         if (!n) continue;
         slots[weighted] = (uint8_t)n;
         s->constraints[weighted++] = v;
