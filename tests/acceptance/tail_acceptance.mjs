@@ -67,6 +67,10 @@
 //     equal between IN and OUT, weights within 1e-6 (a joint named twice counts once, its
 //     weights summed; a vertex OUT weights to a Wing_L_*/Wing_R_* joint IN lacks is wing skin
 //     and not compared). If sinew writes no output and exits 0 saying why, that passes too.
+//   Border window (info, notail): the range of geodesic cuts from the tail's tip that would meet
+//     both mask bars, beside the mean length of the edges crossing the artist's border and the
+//     cut that best matches sinew's mask (see borderWindow); it shows how many rings of vertices
+//     the bars leave for placing the border.
 //   Cross-check: on two artist files (Fox.glb and quaternius_TRex.glb, their walk clips) the
 //     harness's stretch at 24 moments with sinew stretch's mask (dominated by a joint named
 //     *tail*) must match `sinew stretch FILE --json --clip WALK --samples 24` within 0.01 on
@@ -910,6 +914,130 @@ async function ranWithOutput(r, c) {
 }
 
 // notail/X.glb against its artist rig.
+// The border window: how precisely must a tail's border be placed to meet the recall and
+// precision bars? Cut the skin at geodesic distance g from the tail's tip (on each surface, the
+// truth vertex farthest over it from any body skin) for every g, and keep the cuts {g' <= g} that
+// meet both bars against the truth mask: their range [lo, hi] is the window, in H. The truth's
+// border is an artist's brush stroke, not an iso-line, so the best such cut may miss the bars
+// (then there is no window); `edge` is the mean length of the welded edges that cross the
+// truth's border, so hi - lo against it says how many rings of vertices the bars leave to
+// place the border in. `sinew` is the cut that best matches sinew's own mask (its border, as
+// an iso-line from the same tip). Information only: no bound reads it.
+function borderWindow(rig, truth, mine) {
+  const n = rig.vertexCount, w = rig.weld, e = rig.edges, p = rig.bind;
+  const adj = Array.from({ length: n }, () => []);
+  const len = (a, b) => Math.hypot(p[3 * a] - p[3 * b], p[3 * a + 1] - p[3 * b + 1], p[3 * a + 2] - p[3 * b + 2]);
+  for (let k = 0; k < e.length; k += 2) {
+    const l = len(e[k], e[k + 1]);
+    adj[e[k]].push(e[k + 1], l);
+    adj[e[k + 1]].push(e[k], l);
+  }
+  // Exporters round split copies of one vertex apart, so the surface is also joined across
+  // points within 0.0003 H of each other, the hairline sinew welds by (docs/appendages.md).
+  const cell = 3e-4 * rig.size.scale, seen = new Map();
+  for (let v = 0; v < n; v++) {
+    if (w[v] !== v || !rig.used[v]) continue;
+    const key = `${Math.round(p[3 * v] / cell)},${Math.round(p[3 * v + 1] / cell)},${Math.round(p[3 * v + 2] / cell)}`;
+    const u = seen.get(key);
+    if (u === undefined) seen.set(key, v);
+    else adj[u].push(v, 0), adj[v].push(u, 0);
+  }
+  const inTruth = new Uint8Array(n);
+  for (let v = 0; v < n; v++) if (truth[v]) inTruth[w[v]] = 1;
+  const dijkstra = (sources) => {
+    const g = new Float64Array(n).fill(Infinity), heap = [];
+    const push = (d, v) => {
+      heap.push([d, v]);
+      for (let i = heap.length - 1; i > 0;) {
+        const up = (i - 1) >> 1;
+        if (heap[up][0] <= heap[i][0]) break;
+        [heap[up], heap[i]] = [heap[i], heap[up]];
+        i = up;
+      }
+    };
+    const pop = () => {
+      const top = heap[0], last = heap.pop();
+      if (heap.length) {
+        heap[0] = last;
+        for (let i = 0; ;) {
+          const l = 2 * i + 1, r = l + 1;
+          let m = i;
+          if (l < heap.length && heap[l][0] < heap[m][0]) m = l;
+          if (r < heap.length && heap[r][0] < heap[m][0]) m = r;
+          if (m === i) break;
+          [heap[m], heap[i]] = [heap[i], heap[m]];
+          i = m;
+        }
+      }
+      return top;
+    };
+    for (const v of sources) { g[v] = 0; push(0, v); }
+    while (heap.length) {
+      const [d, v] = pop();
+      if (d > g[v]) continue;
+      const a = adj[v];
+      for (let k = 0; k < a.length; k += 2)
+        if (d + a[k + 1] < g[a[k]]) { g[a[k]] = d + a[k + 1]; push(g[a[k]], a[k]); }
+    }
+    return g;
+  };
+  const body = [];
+  for (let v = 0; v < n; v++) if (w[v] === v && rig.used[v] && !inTruth[v]) body.push(v);
+  const fromBody = dijkstra(body);
+  // One tip per connected surface that holds both (a fur shell over the skin has its own); a
+  // surface that is all tail (a tuft) lies before any cut.
+  const part = new Int32Array(n).fill(-1);
+  for (let v = 0, parts = 0; v < n; v++) {
+    if (w[v] !== v || !rig.used[v] || part[v] >= 0) continue;
+    const stack = [v];
+    part[v] = parts;
+    while (stack.length) {
+      const a = adj[stack.pop()];
+      for (let k = 0; k < a.length; k += 2) if (part[a[k]] < 0) { part[a[k]] = parts; stack.push(a[k]); }
+    }
+    parts++;
+  }
+  const tipOf = new Map();
+  for (let v = 0; v < n; v++) {
+    if (w[v] !== v || !inTruth[v] || !Number.isFinite(fromBody[v])) continue;
+    const t = tipOf.get(part[v]);
+    if (t === undefined || fromBody[v] > fromBody[t]) tipOf.set(part[v], v);
+  }
+  if (tipOf.size === 0) return null;
+  const g = dijkstra([...tipOf.values()]);
+  for (let v = 0; v < n; v++) if (w[v] === v && rig.used[v] && !Number.isFinite(fromBody[v])) g[v] = 0;
+  const order = [];
+  for (let v = 0; v < n; v++) if (rig.used[w[v]] && Number.isFinite(g[w[v]])) order.push(v);
+  order.sort((a, b) => g[w[a]] - g[w[b]]);
+  const nt = count(truth), nm = count(mine);
+  let lo = Infinity, hi = -Infinity, best = 0, sinewAt = NaN, sinewBest = -1;
+  let cum = 0, t = 0, m = 0, both = 0;
+  for (let i = 0; i < order.length; i++) {
+    const v = order[i];
+    cum++;
+    t += truth[v];
+    m += mine[v];
+    both += truth[v] & mine[v];
+    if (i + 1 < order.length && g[w[order[i + 1]]] === g[w[v]]) continue;
+    const score = Math.min(t / nt, t / cum), sinewScore = nm ? Math.min(m / nm, m / cum) : 0;
+    best = Math.max(best, score);
+    if (score >= BOUND.recall && t / cum >= BOUND.precision) { lo = Math.min(lo, g[w[v]]); hi = Math.max(hi, g[w[v]]); }
+    if (sinewScore > sinewBest) { sinewBest = sinewScore; sinewAt = g[w[v]]; }
+  }
+  let edgeSum = 0, edges = 0;
+  for (let k = 0; k < e.length; k += 2)
+    if (inTruth[e[k]] !== inTruth[e[k + 1]]) { edgeSum += len(e[k], e[k + 1]); edges++; }
+  const H = rig.size.scale;
+  return { lo: Number.isFinite(lo) ? lo / H : null, hi: Number.isFinite(hi) ? hi / H : null,
+           best, sinew: sinewAt / H, edge: edges ? edgeSum / edges / H : null };
+}
+
+function describeBorder(b) {
+  if (!b) return 'no tip';
+  const win = b.lo === null ? `none (best cut ${f3(b.best)})` : `g ${b.lo.toFixed(4)}..${b.hi.toFixed(4)} H (${(b.hi - b.lo).toFixed(4)} H)`;
+  return `${win}; border edges ${b.edge === null ? 'n/a' : b.edge.toFixed(4)} H; sinew's border g ${b.sinew.toFixed(4)} H`;
+}
+
 async function acceptNotail(ctx, c, validation) {
   const { opt } = ctx;
   const N = opt.samples;
@@ -943,6 +1071,8 @@ async function acceptNotail(ctx, c, validation) {
   check(r, 'chain (joints sinew added)', added.length ? added.join(',') : 'none', 'new Tail_* joints', added.length > 0);
   check(r, 'recall of tail skin', `${f3(recall)} (${both}/${nt})`, `>= ${BOUND.recall}`, recall >= BOUND.recall);
   check(r, 'precision of tail skin', `${f3(precision)} (${both}/${nm})`, `>= ${BOUND.precision}`, precision >= BOUND.precision);
+  r.metrics.border = borderWindow(ART, truth, mine);
+  check(r, 'border window (info)', describeBorder(r.metrics.border), 'cuts across the tail meeting both bars', null);
 
   // 2. Edge stretch on the walk clip.
   const walk = { IN: walkClip(IN), ART: walkClip(ART), OUT: walkClip(OUT) };
@@ -1342,6 +1472,18 @@ function printSummary(results, samples) {
       lpad(chain ? deg(chain.swing) : '-', 7), lpad(Number.isFinite(seam) ? deg(seam) : '-', 6), `  ${verdict}`].join(' '));
   }
   if (results.some((r) => r.kind === 'bunny')) console.log('  * bunny: tail columns are OUT/IN on the mask of the new joints (no artist rig)');
+  const borders = results.filter((r) => r.metrics.border);
+  if (borders.length === 0) return;
+  console.log('\n== border windows (info): geodesic cuts from the tail tip meeting recall and precision >= 0.95, in H');
+  console.log([pad('model', W), lpad('window', 17), lpad('width', 7), lpad('border edge', 11), lpad('width/edge', 10), lpad('sinew', 7)].join(' '));
+  for (const r of borders) {
+    const b = r.metrics.border;
+    const win = b.lo === null ? `none (best ${f3(b.best)})` : `${b.lo.toFixed(3)}..${b.hi.toFixed(3)}`;
+    const width = b.lo === null ? NaN : b.hi - b.lo;
+    console.log([pad(r.name, W), lpad(win, 17), lpad(Number.isFinite(width) ? width.toFixed(4) : '-', 7),
+      lpad(b.edge === null ? '-' : b.edge.toFixed(4), 11),
+      lpad(Number.isFinite(width) && b.edge ? (width / b.edge).toFixed(2) : '-', 10), lpad(b.sinew.toFixed(3), 7)].join(' '));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
