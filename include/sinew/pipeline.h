@@ -112,9 +112,11 @@ void sinew_tail_result_free(sinew_tail_result *result);
  * every bone of the hind legs (sinew_rig_find_landmarks: the thigh and leg joints, each to the
  * leg joint hanging from it) and of the torso (the pelvis to the first spine joint, then along
  * the spine, the neck included), each as thick as the skin its bone dominates
- * (sinew_dyn_skin_radius); a bone that dominates no skin gets none. Writes at most `capacity`
- * capsules to `out` (SINEW_DYN_MAX_CAPSULES is what a rig takes), legs first: *leg_count
- * (may be NULL) of them are the legs'. Errors of sinew_rig_find_landmarks pass through
+ * (sinew_dyn_skin_radius); a bone that dominates no skin gets none, nor does a hip socket (a
+ * leg bone at least as thick as long, or one that runs level along the line between the two
+ * hip sockets: it joins the pelvis to the hip, and its skin is the rump's). Writes at most
+ * `capacity` capsules to `out` (SINEW_DYN_MAX_CAPSULES is what a rig takes), legs first:
+ * *leg_count (may be NULL) of them are the legs'. Errors of sinew_rig_find_landmarks pass through
  * (*count is then 0); SINEW_ERR_OUT_OF_MEMORY. */
 sinew_result sinew_body_capsules(const sinew_model *model, sinew_dyn_capsule *out,
                                  uint32_t capacity, uint32_t *count, uint32_t *leg_count,

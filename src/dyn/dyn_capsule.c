@@ -12,9 +12,9 @@
  * (Run), Fox_parent 2.27% -> 0.42% (the colliders now kept), Horse 0.20% -> 0.08%, TRex 0.54% ->
  * 0.00%; recall, precision, torn and p99 of tests/acceptance the same. The bind-gap cap below keeps
  * a thick link where it was modelled. Safe range 0.5 .. 1 (at the median half the ring enters the
- * capsule at contact; the velociraptor's 1.65% is its pelvis's, no rank moves it: hung from Back,
- * where its artist's tail hangs, it is 0.39%, but its root's skin tears more, see
- * docs/appendages.md, "Body colliders"). */
+ * capsule at contact; the velociraptor's 1.65% then was its root ring in a capsule round its
+ * hip socket, no leg, which no rank moved and sinew_body_capsules no longer builds: see
+ * capsules.c and docs/appendages.md, "Body colliders"). */
 #define LINK_SKIN_RANK 1.0f
 
 static int compare_floats(const void *pa, const void *pb)
