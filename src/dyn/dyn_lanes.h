@@ -621,7 +621,24 @@ void DYN_LANES_FN(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame
          * limits, as the floor's does. */
         vm touch = none;
         V3 touch_n = ey; /* outward normal of the last capsule touched, per lane */
-        for (int sweep = 0; sweep < 3 && nc; sweep++) {
+        int sweeps = nc ? 3 : 0;
+        if (sweeps) {
+            /* The first sweep's tests at the tip as it is, for all capsules with one branch:
+             * most links touch nothing, and the sweeps below, which start with the same
+             * tests, run only when a lane is inside one (the same bits; bench_dyn 10,000
+             * chains, four runs each: capsules ~+7.0 -> ~+6.5 ns per joint-step beside none;
+             * there a lane is inside a capsule at ~10% of links) */
+            const V3 tip = V3madd(head, dfin, len);
+            vm near = none;
+            for (uint32_t c = 0; c < nc; c++) {
+                const vf R2 = pscale2 * splat(rig->contact2[i][c]);
+                const vf t = vclamp01(V3dot(V3sub(tip, cap_a[c]), cap_ab[c]) * cap_inv[c]);
+                const V3 off = V3sub(tip, V3madd(cap_a[c], cap_ab[c], t));
+                near = near | (V3dot(off, off) < R2);
+            }
+            if (!any_lane(near)) sweeps = 0;
+        }
+        for (int sweep = 0; sweep < sweeps; sweep++) {
             vm moved = none;
             V3 tip = V3madd(head, dfin, len);
             for (uint32_t c = 0; c < nc; c++) {
