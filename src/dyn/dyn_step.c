@@ -96,12 +96,24 @@ static float matrix_reach(const sinew_mat4 *m, float scale, const sinew_dyn_rig 
 static int step_finite(sinew_dyn_state *st, const sinew_quat *out, uint32_t n)
 {
     const float *d = st->data;
-    float sum = 0.0f; /* one NaN or infinity anywhere makes the sum so */
-    for (uint32_t k = 0; k < 10u * n; k++)
-        sum += d[k] * 0.0f;
-    for (uint32_t i = 0; i < n; i++)
-        sum += (out[i].x + out[i].y + out[i].z + out[i].w) * 0.0f;
-    return sum == 0.0f;
+    /* one NaN or infinity anywhere makes a sum so; four sums, so that the adds are not one
+     * chain of 14 n dependent additions (bench_dyn 10,000 chains, perf: one sum's latency
+     * made the guard ~8% of the run, more in the capsule case; with four, four runs each:
+     * ~37.5 -> ~36 ns per joint-step, capsules ~+9 -> ~+7 beside none) */
+    float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    uint32_t k = 0;
+    for (; k + 4 <= 10u * n; k += 4)
+        for (int j = 0; j < 4; j++)
+            sum[j] += d[k + (uint32_t)j] * 0.0f;
+    for (; k < 10u * n; k++)
+        sum[0] += d[k] * 0.0f;
+    for (uint32_t i = 0; i < n; i++) {
+        sum[0] += out[i].x * 0.0f;
+        sum[1] += out[i].y * 0.0f;
+        sum[2] += out[i].z * 0.0f;
+        sum[3] += out[i].w * 0.0f;
+    }
+    return (sum[0] + sum[1]) + (sum[2] + sum[3]) == 0.0f;
 }
 
 /* The guard every step ends with, alone or in lanes: a state the step left not finite
@@ -301,7 +313,7 @@ static void advance(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, sinew_
     }
     if (s->steps == 0 || s->lag > 0.0f) {
         for (int k = 0; k < width; k++) {
-            chain[k] = st[k]->data + 10u * n;
+            chain[k] = dyn_state_scratch(st[k]);
             memcpy(chain[k], st[k]->data, 10u * n * sizeof(float));
             if (turn) idle_at(rig, st[k], (double)s->steps + (double)(s->lag / h), &sway[k]);
         }
@@ -434,16 +446,33 @@ static void run_lanes(const sinew_dyn_step_job *j, int width, const dyn_frame *c
 /* Asks the cache for the committed states (header, p, v, bends) of the next `width` jobs
  * while this batch computes: many characters' states do not fit in L2, and one batch's
  * arithmetic hides the fetch (bench_dyn 10,000 chains, five runs interleaved with a build
- * without it: 28.6-33.9 against 33.2-41.6 ns per joint-step). A hint only: compilers
- * without __builtin_prefetch skip it. */
+ * without it: 28.6-33.9 against 33.2-41.6 ns per joint-step). A rig with capsules also reads
+ * each capsule's end rows of the job's world transforms and writes the capsules' poses after
+ * the committed arrays (advance): those lines are asked for too, else each is a miss the
+ * capsule case alone pays (bench_dyn, perf: capsules_now's two loads were ~3% of the run,
+ * almost all waiting on memory; with them asked for, the capsules' cost beside none went from
+ * ~+11 to ~+9 ns per joint-step). Lines are counted from the one the state starts in (a state
+ * needs no 64-byte alignment). A hint only: compilers without __builtin_prefetch skip it. */
+#if defined(__GNUC__)
+static void prefetch_lines_for_write(const void *from, const void *to)
+{
+    for (uintptr_t b = (uintptr_t)from & ~(uintptr_t)63; b < (uintptr_t)to; b += 64)
+        __builtin_prefetch((const void *)b, 1);
+}
+#endif
 static void prefetch_states(const sinew_dyn_step_job *next, uint32_t left, int width)
 {
 #if defined(__GNUC__)
     for (uint32_t k = 0; k < left && k < (uint32_t)width; k++) {
-        const char *s = (const char *)next[k].state;
-        size_t bytes = sizeof(sinew_dyn_state) + 10u * next[k].rig->joint_count * sizeof(float);
-        for (size_t b = 0; b < bytes; b += 64)
-            __builtin_prefetch(s + b, 1);
+        sinew_dyn_state *s = next[k].state;
+        const sinew_dyn_rig *rig = next[k].rig;
+        const uint32_t nc = rig->capsule_count;
+        /* the header, the committed arrays and the capsules' poses: one run (dyn_internal.h) */
+        prefetch_lines_for_write(s, dyn_state_capsules(s) + nc);
+        for (uint32_t c = 0; c < nc; c++) {
+            __builtin_prefetch(next[k].world[rig->capsules[c].node_a].m + 12, 0);
+            __builtin_prefetch(next[k].world[rig->capsules[c].node_b].m + 12, 0);
+        }
     }
 #else
     (void)next, (void)left, (void)width;
