@@ -560,14 +560,16 @@ static sinew_rig_verdict verdict_of_shape(const sinew_rig_analysis *a, const sin
         return SINEW_RIG_VERDICT_HEAD;
     }
     if (pelvic && is_long) {
-        snprintf(why, wn, "no bone inside, %.1fx as long as thick, rooted at the pelvis (nearest joint %s): %s",
-                 (double)pc->elongation, att, chained);
+        snprintf(
+            why, wn,
+            "no bone inside, %.1fx as long as thick, rooted at the pelvis (nearest joint %s): %s",
+            (double)pc->elongation, att, chained);
         return tail_verdict(opt);
     }
     if (pelvic) {
         snprintf(why, wn,
-                 "at the pelvis (nearest joint %s) but sticks out %.1f root radii, %.1fx as long as thick, "
-                 "%.2f H long (a tail: %.1f, %.1fx, %.2f H): a bump, unchanged",
+                 "at the pelvis (nearest joint %s) but sticks out %.1f root radii, %.1fx as long "
+                 "as thick, %.2f H long (a tail: %.1f, %.1fx, %.2f H): a bump, unchanged",
                  att, (double)pc->protrusion, (double)pc->elongation,
                  (double)(pc->length / rep->scale), (double)PROTRUDES, (double)opt->min_elongation,
                  (double)TAIL_LENGTH);
