@@ -118,7 +118,8 @@ static inline sinew_quat *dyn_state_bends(sinew_dyn_state *s)
     return (sinew_quat *)(void *)(s->data + 6 * s->joint_count);
 }
 /* Committed arrays (p, v, bend) are 10n floats; their scratch copies follow the capsules. */
-#define DYN_STATE_FLOATS_PER_JOINT 20u
+#define DYN_STATE_COMMITTED_PER_JOINT 10u
+#define DYN_STATE_FLOATS_PER_JOINT (2u * DYN_STATE_COMMITTED_PER_JOINT)
 
 /* A capsule's axis ends in world space at one instant. The arrays of them handed to the step
  * end with one padding pose: the step's gathers read a float past each end. */
@@ -126,15 +127,17 @@ typedef struct dyn_capsule_pose {
     sinew_vec3 a, b;
 } dyn_capsule_pose;
 #define DYN_STATE_FLOATS_PER_CAPSULE 6u
+_Static_assert(sizeof(dyn_capsule_pose) == DYN_STATE_FLOATS_PER_CAPSULE * sizeof(float),
+               "the state's layout counts a capsule pose as six floats");
 
 static inline dyn_capsule_pose *dyn_state_capsules(sinew_dyn_state *s)
 {
-    return (dyn_capsule_pose *)(void *)(s->data + 10u * s->joint_count);
+    return (dyn_capsule_pose *)(void *)(s->data + DYN_STATE_COMMITTED_PER_JOINT * s->joint_count);
 }
-/* The scratch p, v and bend (10n floats, the committed arrays' layout). */
+/* The scratch p, v and bend (the committed arrays' layout). */
 static inline float *dyn_state_scratch(sinew_dyn_state *s)
 {
-    return s->data + 10u * s->joint_count + DYN_STATE_FLOATS_PER_CAPSULE * s->capsule_count;
+    return (float *)(void *)(dyn_state_capsules(s) + s->capsule_count);
 }
 
 /* The drivers' turn of the rest at the previous call (only for a rig with drivers). */

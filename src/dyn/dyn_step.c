@@ -102,10 +102,10 @@ static int step_finite(sinew_dyn_state *st, const sinew_quat *out, uint32_t n)
      * ~37.5 -> ~36 ns per joint-step, capsules ~+9 -> ~+7 beside none) */
     float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     uint32_t k = 0;
-    for (; k + 4 <= 10u * n; k += 4)
+    for (; k + 4 <= DYN_STATE_COMMITTED_PER_JOINT * n; k += 4)
         for (int j = 0; j < 4; j++)
             sum[j] += d[k + (uint32_t)j] * 0.0f;
-    for (; k < 10u * n; k++)
+    for (; k < DYN_STATE_COMMITTED_PER_JOINT * n; k++)
         sum[0] += d[k] * 0.0f;
     for (uint32_t i = 0; i < n; i++) {
         sum[0] += out[i].x * 0.0f;
@@ -314,7 +314,7 @@ static void advance(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, sinew_
     if (s->steps == 0 || s->lag > 0.0f) {
         for (int k = 0; k < width; k++) {
             chain[k] = dyn_state_scratch(st[k]);
-            memcpy(chain[k], st[k]->data, 10u * n * sizeof(float));
+            memcpy(chain[k], st[k]->data, DYN_STATE_COMMITTED_PER_JOINT * n * sizeof(float));
             if (turn) idle_at(rig, st[k], (double)s->steps + (double)(s->lag / h), &sway[k]);
         }
         fn(rig, chain, cur, turn, driven ? cur_drive : NULL, nc ? cur_caps : NULL, s->lag, floor_on,
