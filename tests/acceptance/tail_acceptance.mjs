@@ -739,6 +739,13 @@ function maskWhere(rig, pred) {
 }
 const isTail = (name) => /tail/i.test(name);
 const count = (m) => m.reduce((s, x) => s + x, 0);
+// Recall and precision of sinew's mask against the truth's (0 precision when sinew marked none).
+function agreement(truth, mine) {
+  let both = 0;
+  for (let v = 0; v < truth.length; v++) if (truth[v] && mine[v]) both++;
+  const nt = count(truth), nm = count(mine);
+  return { truth: nt, sinew: nm, both, recall: nt ? both / nt : NaN, precision: nm ? both / nm : 0 };
+}
 
 // The chains of OUT: Tail_1..Tail_End, Tail2_1..Tail2_End, ... among the joints sinew added.
 function chainsOf(rig, added) {
@@ -1011,13 +1018,12 @@ function borderWindow(rig, truth, mine) {
   order.sort((a, b) => g[w[a]] - g[w[b]]);
   const nt = count(truth), nm = count(mine);
   let lo = Infinity, hi = -Infinity, best = 0, sinewAt = NaN, sinewBest = -1;
-  let cum = 0, t = 0, m = 0, both = 0;
+  let cum = 0, t = 0, m = 0;
   for (let i = 0; i < order.length; i++) {
     const v = order[i];
     cum++;
     t += truth[v];
     m += mine[v];
-    both += truth[v] & mine[v];
     if (i + 1 < order.length && g[w[order[i + 1]]] === g[w[v]]) continue;
     const score = Math.min(t / nt, t / cum), sinewScore = nm ? Math.min(m / nm, m / cum) : 0;
     best = Math.max(best, score);
@@ -1062,11 +1068,7 @@ async function acceptNotail(ctx, c, validation) {
   const added = [...OUT.skinJoints].filter((n) => !IN.skinJoints.has(n));
   const addedSet = new Set(added);
   const mine = maskWhere(OUT, (n) => addedSet.has(n));
-  let both = 0;
-  for (let v = 0; v < truth.length; v++) if (truth[v] && mine[v]) both++;
-  const nt = count(truth), nm = count(mine);
-  const recall = nt ? both / nt : NaN;
-  const precision = nm ? both / nm : 0;
+  const { truth: nt, sinew: nm, both, recall, precision } = agreement(truth, mine);
   r.metrics.mask = { truth: nt, sinew: nm, both, recall, precision, addedJoints: added };
   check(r, 'chain (joints sinew added)', added.length ? added.join(',') : 'none', 'new Tail_* joints', added.length > 0);
   check(r, 'recall of tail skin', `${f3(recall)} (${both}/${nt})`, `>= ${BOUND.recall}`, recall >= BOUND.recall);
@@ -1193,10 +1195,7 @@ async function acceptNowing(ctx, c, validation) {
   const truth = maskWhere(ART, isWing);
   const added = new Set([...OUT.skinJoints].filter((n) => !IN.skinJoints.has(n)));
   const mine = maskWhere(OUT, (n) => added.has(n));
-  let both = 0;
-  for (let v = 0; v < truth.length; v++) if (truth[v] && mine[v]) both++;
-  const nt = count(truth), nm = count(mine);
-  const recall = nt ? both / nt : NaN, precision = nm ? both / nm : 0;
+  const { truth: nt, sinew: nm, both, recall, precision } = agreement(truth, mine);
   r.metrics.mask = { truth: nt, sinew: nm, both, recall, precision, addedJoints: [...added] };
   check(r, 'chain (joints sinew added)', added.size ? [...added].join(',') : 'none', 'new Wing_* joints',
         [...added].some((n) => /^Wing_[LR]_/.test(n)));
