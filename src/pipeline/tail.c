@@ -56,15 +56,19 @@ static sinew_result bake_pair_chain(sinew_document *doc, sinew_model *model,
                        : sinew_bake_ear(doc, model, &desc, options, err);
 }
 
-/* The body's capsules for the bake: a skeleton whose landmarks cannot be found (no legs, no
- * pelvis) has none, which is no error for the job; running out of memory is. */
+/* The body's capsules for the bake (*legs, may be NULL: how many are the legs'): a skeleton
+ * whose landmarks cannot be found (no legs, no pelvis) has none, which is no error for the job;
+ * running out of memory is. */
 static sinew_result body_capsules(const sinew_model *model, sinew_dyn_capsule *out, uint32_t *count,
                                   uint32_t *legs, sinew_error *err)
 {
     sinew_error local;
     sinew_result r = sinew_body_capsules(model, out, SINEW_DYN_MAX_CAPSULES, count, legs, &local);
     if (r == SINEW_ERR_OUT_OF_MEMORY) return sinew_error_set(err, r, "%s", local.message);
-    if (r != SINEW_OK) *count = 0, *legs = 0;
+    if (r != SINEW_OK) {
+        *count = 0;
+        if (legs) *legs = 0;
+    }
     return SINEW_OK;
 }
 
@@ -132,8 +136,8 @@ static sinew_result apply_plan(sinew_document *doc, const sinew_model *input,
     sinew_dyn_capsule capsules[SINEW_DYN_MAX_CAPSULES];
     if (r == SINEW_OK && bake && !bo.capsules &&
         (bo.colliders != SINEW_BAKE_COLLIDERS_OFF || tail_colliders != SINEW_BAKE_COLLIDERS_OFF)) {
-        uint32_t count = 0, legs = 0;
-        r = body_capsules(*model, capsules, &count, &legs, err);
+        uint32_t count = 0;
+        r = body_capsules(*model, capsules, &count, NULL, err);
         bo.capsules = count ? capsules : NULL;
         bo.capsule_count = count;
     }
