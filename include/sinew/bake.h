@@ -177,8 +177,10 @@ sinew_result sinew_bake_ears(sinew_document *doc, sinew_model *model,
  * chains' particles (chain k's j-th and chain k+1's j-th, over the rows all chains have; with
  * `ring` also the last chain's and the first's) are pulled back towards the distances they
  * had at rest in the clip's first pose, and their closing speed along that line is damped, so
- * a ring of chains keeps its shape; each chain is then stepped again with dt 0, so its
- * rotations show the coupled particles. A loop closes when every chain's state has returned.
+ * a ring of chains keeps its shape; with body capsules the cloth between two neighbouring
+ * chains and two rows is then kept on the capsules' outer side (the body is inside a
+ * garment); each chain is then stepped again with dt 0, so its rotations show the coupled
+ * particles. A loop closes when every chain's state has returned.
  * Errors as sinew_bake_clip's; SINEW_ERR_ARGUMENT for a count out of range. */
 sinew_result sinew_bake_clip_coupled(const sinew_model *model, const sinew_dyn_chain_desc *chains,
                                      uint32_t count, int ring, uint32_t clip,

@@ -14,8 +14,10 @@
  * skin a garment joint dominates spreads across to the neighbouring chains, and its median
  * distance (a tube's radius for a tail) widened each particle so that a thigh pushed the
  * skirt's front chains apart around it and tore it (the procedural skirt with `--colliders
- * on`: Sprint torn 1.7% and p99 1.53, Crouch 2.4% and 1.46; with points and the ring's edges
- * kept out by the coupled bake, 0.3% and 1.28, 1.2% and 1.25). */
+ * on`, before the thighs drove it: Sprint torn 1.7% and p99 1.53, Crouch 2.4% and 1.46; with
+ * points and the ring's edges kept out by the coupled bake, 0.3% and 1.28, 1.2% and 1.25;
+ * the coupled bake now keeps the cloth between them on the body's outer side, see
+ * cell_out_of_capsules in bake.c). */
 static sinew_dyn_params garment_params(const sinew_dyn_params *tail)
 {
     sinew_dyn_params p;
@@ -26,17 +28,18 @@ static sinew_dyn_params garment_params(const sinew_dyn_params *tail)
     return p;
 }
 
-/* The share of a thigh's swing (relative to the pelvis) that the rest of a garment panel the
- * thigh swings straight toward takes (sinew_dyn_driver.weight; the step lowers it for the
- * panels it swings across or away from, see sinew/dyn.h, "rest drivers"). Measured on the
- * procedural skirt, the one leg-driven garment sinew has, colliders on (Sprint's skin inside
- * a leg, torn share and p99, its bar 1.30; Crouch's skin inside a leg and torn share, its bar
- * 0.5%): 0.5: 0.64%, 0.05% and 1.26, 2.10% and 0.49%; 0.6: 0.49%, 0.02% and 1.26, 1.55% and
- * 0.51%; 0.7: 0.45%, 0.00% and 1.26, 1.44% and 0.42%; 0.8: 0.46%, 0.00% and 1.26, 1.51% and
- * 0.47%; 0.9: 0.47%, 0.00% and 1.26, 1.48% and 0.86%; 1.0: 0.44%, 0.00% and 1.26, 1.43% and
- * 0.97%. Walk and Idle: none inside, none torn, p99 at most 1.12 throughout. Safe range
- * 0.7 .. 0.8: below, the thighs reach into the skirt and Crouch tears; above, the panels'
- * turns differ more between neighbours and the skin between them tears in Crouch. */
+/* The share of a thigh's swing (relative to the pelvis) that the rest of a garment panel the thigh
+ * swings straight toward takes (sinew_dyn_driver.weight; the step lowers it for the panels it
+ * swings across or away from, see sinew/dyn.h, "rest drivers"). Measured on the procedural skirt,
+ * the one leg-driven garment sinew has, colliders on (Sprint's skin inside a leg, torn share and
+ * p99, its bar 1.30; Crouch's skin inside a leg and torn share, its bar 0.5%; Crouch's torn share
+ * with the colliders off): 0.5: 0.38%, 0.06% and 1.26, 1.60% and 0.30%, 0.22%; 0.6: 0.27%, 0.02%
+ * and 1.26, 0.81% and 0.24%, 0.29%; 0.7: 0.23%, 0.00% and 1.26, 0.62% and 0.20%, 0.43%; 0.8:
+ * 0.22%, 0.00% and 1.26, 0.55% and 0.24%, 0.62%; 0.9: 0.23%, 0.00% and 1.26, 0.53% and 0.41%,
+ * 0.82%; 1.0: 0.26%, 0.00% and 1.27, 0.52% and 0.95%, 0.94%. Walk and Idle: none inside, none
+ * torn, p99 at most 1.12 throughout. Safe range 0.6 .. 0.7, the least inside at 0.7: below, the
+ * thighs reach into the skirt; above, the panels' turns differ more between neighbours and the
+ * skin between them tears in Crouch, with the colliders off from 0.8 and with them on from 0.9. */
 #define LEG_DRIVE_WEIGHT 0.7f
 
 /* The hind legs' drivers of a garment whose chains hang from node `parent`: each thigh (the
@@ -85,14 +88,24 @@ sinew_result sinew_bake_garment(sinew_document *doc, sinew_model *model,
      * undriven, kept 3.2%, 6.4% and 11.1% of its skin samples inside a leg in Walk, Sprint and
      * Crouch, 0.1%, 2.3% and 6.5% with colliders (Crouch then tore 1.2% of its edge samples).
      * Driven: 0.7%, 4.5% and 7.8% without colliders (they are on unless turned off), 0.0%,
-     * 0.45% and 1.44% with, every clip torn at most 0.42% and its p99 within max(body p99,
-     * 1.30) (Sprint 1.26).
-     * What Crouch keeps inside is mostly the skin round the waist (measured at 1.12% inside,
-     * before a driven chain's first placement was made the step's: the top 15% of the
-     * skirt's height, weighted 14-47% to the pelvis by the attach line and the root
-     * segment's blend, held 0.8 points of it): the thigh's capsule (radius 0.078) reaches
-     * above the waist (0.06 over the hip joint) when the thigh is level, and no turn of the
-     * chains moves the pelvis's share of that skin.
+     * 0.23% and 0.62% with, every clip torn at most 0.20% and its p99 within max(body p99,
+     * 1.30) (Sprint 1.26); 0.45% and 1.44%, torn 0.42%, while the coupled bake pushed the
+     * ring's edges away from a capsule's axis either way, and a shin came through the back
+     * panel between two hem particles in Crouch.
+     * What Crouch keeps inside (0.61 of its 0.62 points) is the skin round the waist at the
+     * front: the top 5-20% of the skirt's height, weighted 0-37% to the pelvis by the attach
+     * line and the root segment's blend, at most 0.4 of the capsule's radius deep. The
+     * thigh's capsule (radius 0.078) reaches above the waist (0.06 over the hip joint) when
+     * the thigh is level, the chains' roots there lie inside it (0.75 of its radius from the
+     * axis), and no turn of the chains moves the skin round them; that skin is inside the
+     * posed body's own mesh too (winding number 1). The body's skin beneath stays out (0.00%
+     * of its samples round the waist and groin) because its rigger weighted it a quarter to
+     * two thirds to the thigh, and it tears where it folds (5.5% of its edge samples there).
+     * A waist given the body's weights beneath follows that fold and tears with it: the
+     * pelvis's share handed to the body's weights at the nearest surface, 0.36% inside and
+     * 1.89% torn; those weights faded over the root segment and, in front, by the cosine from
+     * the front, at full share 0.00% and 0.94%, at half 0.35% and 0.31%, at 0.3 0.47% and
+     * 0.21%, but with the colliders off Crouch then tears 0.65% and 0.50% (0.43% without).
      * A garment the legs do not drive (a cape from the neck) keeps the colliders off unless
      * asked for, as before. Each chain keeps drivers its caller gave it. */
     sinew_dyn_chain_desc driven[SINEW_BAKE_MAX_CHAINS];
