@@ -215,14 +215,20 @@ uint32_t sinew_model_bone_segment_bound(const sinew_model *model);
 uint32_t sinew_model_bone_segments(const sinew_model *model, float terminal_extension,
                                    sinew_bone_segment *out);
 
-/* Distance from p to segment [a, b] (t = clamp((p-a).(b-a) / |b-a|^2, 0, 1)). */
-static inline float sinew_segment_distance(sinew_vec3 p, sinew_vec3 a, sinew_vec3 b)
+/* The point of segment [a, b] nearest p: a + t (b - a), t = clamp((p-a).(b-a) / |b-a|^2, 0, 1)
+ * (a when a == b). */
+static inline sinew_vec3 sinew_segment_closest(sinew_vec3 p, sinew_vec3 a, sinew_vec3 b)
 {
     sinew_vec3 ab = sinew_vec3_sub(b, a);
     float len2 = sinew_vec3_dot(ab, ab);
     float t = len2 > 0 ? sinew_vec3_dot(sinew_vec3_sub(p, a), ab) / len2 : 0.0f;
     t = t < 0 ? 0 : (t > 1 ? 1 : t);
-    return sinew_vec3_distance(p, sinew_vec3_madd(a, ab, t));
+    return sinew_vec3_madd(a, ab, t);
+}
+/* Distance from p to segment [a, b]. */
+static inline float sinew_segment_distance(sinew_vec3 p, sinew_vec3 a, sinew_vec3 b)
+{
+    return sinew_vec3_distance(p, sinew_segment_closest(p, a, b));
 }
 
 /* ---- poses (allocation-free; buffers sized node_count) ---- */

@@ -193,15 +193,6 @@ static sinew_vec3 cell_normal(sinew_vec3 *c[2][2])
     return sinew_vec3_normalize_or(sinew_vec3_cross(across, along), sinew_vec3_make(0, 0, 0));
 }
 
-/* The point of segment [a, b] nearest p. */
-static sinew_vec3 segment_closest(sinew_vec3 p, sinew_vec3 a, sinew_vec3 b)
-{
-    const sinew_vec3 ab = sinew_vec3_sub(b, a);
-    const float len2 = sinew_vec3_dot(ab, ab);
-    const float t = len2 > 0.0f ? sinew_vec3_dot(sinew_vec3_sub(p, a), ab) / len2 : 0.0f;
-    return sinew_vec3_madd(a, ab, fminf(1.0f, fmaxf(0.0f, t)));
-}
-
 /* The middle of a cell (the mean of its corners). */
 static sinew_vec3 cell_middle(sinew_vec3 *c[2][2])
 {
@@ -268,7 +259,7 @@ static void cell_out_of_capsules(bake_run *run, uint32_t k, uint32_t k1, uint32_
                 const float a = (float)ia / CELL_SAMPLES, f = (float)jf / CELL_SAMPLES;
                 const sinew_vec3 x = sinew_vec3_lerp(sinew_vec3_lerp(*c[0][0], *c[0][1], f),
                                                      sinew_vec3_lerp(*c[1][0], *c[1][1], f), a);
-                const sinew_vec3 axis = segment_closest(x, q0, q1);
+                const sinew_vec3 axis = sinew_segment_closest(x, q0, q1);
                 const sinew_vec3 off = sinew_vec3_sub(x, axis);
                 if (!(sinew_vec3_length(off) < reach)) continue;
                 const float short_of = reach - sinew_vec3_dot(off, n);
@@ -334,8 +325,9 @@ static void measure_rest(bake_run *run)
             for (uint32_t cap = 0; cap < sinew_dyn_rig_capsule_count(run->rigs[k]); cap++) {
                 sinew_vec3 q0, q1;
                 capsule_axis(run, sinew_dyn_rig_capsule(run->rigs[k], cap), &q0, &q1);
-                const sinew_vec3 d = sinew_vec3_sub(mid, segment_closest(mid, q0, q1));
-                if (sinew_vec3_length(d) < nearest) nearest = sinew_vec3_length(d), away = d;
+                const sinew_vec3 d = sinew_vec3_sub(mid, sinew_segment_closest(mid, q0, q1));
+                const float length = sinew_vec3_length(d);
+                if (length < nearest) nearest = length, away = d;
             }
             facing += sinew_vec3_dot(cell_normal(c), away);
         }

@@ -680,15 +680,15 @@ static sinew_result chained_in_legs(const sinew_model *m, const sinew_rig_plan *
     if (!chain_joints || !chained)
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
     uint32_t n = 0;
-    for (uint32_t c = 0; r == SINEW_OK && c < plan->chain_count; c++)
-        for (uint32_t b = 0; b < plan->chains[c].bone_count &&
-                             !(tails_only && (plan->chains[c].wing || plan->chains[c].ear ||
-                                              plan->chains[c].garment));
-             b++) {
-            const int32_t node = sinew_model_find_node(m, plan->chains[c].bones[b].name);
+    for (uint32_t c = 0; r == SINEW_OK && c < plan->chain_count; c++) {
+        const sinew_rig_chain *ch = &plan->chains[c];
+        if (tails_only && (ch->wing || ch->ear || ch->garment)) continue;
+        for (uint32_t b = 0; b < ch->bone_count; b++) {
+            const int32_t node = sinew_model_find_node(m, ch->bones[b].name);
             if (node >= 0 && m->nodes[node].joint >= 0 && n < m->skin.joint_count)
                 chain_joints[n++] = m->nodes[node].joint;
         }
+    }
     if (r == SINEW_OK) sinew_metrics_dominated_by(m, chain_joints, n, chained);
     for (uint32_t c = 0; r == SINEW_OK && c < m->clip_count; c++) {
         sinew_capsule_share share;
