@@ -386,12 +386,35 @@ static void ear_skin(const sinew_rig_plan *plan, uint32_t vertex_count, uint8_t 
     }
 }
 
-/* Per clip, before (input) and after: the tail's skin (edges with both ends re-weighted), the
- * body's (every other edge of the mesh) and the ears' (both ends on an ear chain's bones), as
- * the result's table. */
+/* own[v] = 1 where the plan's largest weight of vertex v is on a chain's bone: the skin the
+ * chains carry. Re-weighted skin a body bone still dominates (the collar the root blends
+ * into) is the body's, as the acceptance and a viewer see it. */
+static void chain_skin(const sinew_rig_plan *plan, uint32_t vertex_count, uint8_t *own)
+{
+    for (uint32_t v = 0; v < vertex_count; v++) {
+        const size_t o = (size_t)v * SINEW_MAX_INFLUENCES;
+        int top = 0;
+        for (int s = 1; s < SINEW_MAX_INFLUENCES; s++)
+            if (plan->weights[o + (size_t)s] > plan->weights[o + (size_t)top]) top = s;
+        own[v] = 0;
+        for (uint32_t c = 0; c < plan->chain_count; c++) {
+            const sinew_rig_chain *ch = &plan->chains[c];
+            const uint16_t j = plan->joints[o + (size_t)top];
+            own[v] |= j >= ch->first_joint && j < ch->first_joint + ch->bone_count;
+        }
+    }
+}
+
+/* Per clip, before (input) and after, as the result's table: the chains' skin (edges with
+ * both ends dominated by a chain's bone, chain_skin), the body's (every other edge: the collar
+ * the root blends into and the seam between it and the chains' skin are the body's; a tear
+ * there shows on the body), of those the collar's (an end re-weighted: where the body changed,
+ * not diluted by the rest) and the ears' (both ends on an ear chain's bones). */
 static sinew_result guard_tables(const guard *g, sinew_tail_result *res, sinew_error *err)
 {
     const sinew_model *input = g->input, *trial = g->trial;
+    const uint32_t nv = input->mesh.vertex_count;
+    const uint8_t *changed = g->plan->changed;
     sinew_metrics_edges unique;
     sinew_result r = sinew_metrics_unique_edges(input, &unique, err);
     if (r != SINEW_OK) return r;
@@ -399,34 +422,38 @@ static sinew_result guard_tables(const guard *g, sinew_tail_result *res, sinew_e
     const size_t n = (size_t)ne * g->samples;
     float *rb = sinew_alloc(g->al, n + 1, sizeof *rb), *ra = sinew_alloc(g->al, n + 1, sizeof *ra);
     float *pick = sinew_alloc(g->al, n + 1, sizeof *pick);
-    uint8_t *ear = sinew_alloc(g->al, input->mesh.vertex_count + 1, 1);
+    uint8_t *ear = sinew_alloc(g->al, 2 * (size_t)nv + 1, 1), *own = ear + nv;
     res->clips = sinew_alloc(g->al, input->clip_count + 1, sizeof *res->clips);
     if (!rb || !ra || !pick || !ear || !res->clips) {
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail check: out of memory");
         goto done;
     }
     res->clip_count = input->clip_count;
-    ear_skin(g->plan, input->mesh.vertex_count, ear);
+    ear_skin(g->plan, nv, ear);
+    chain_skin(g->plan, nv, own);
     for (uint32_t c = 0; c < input->clip_count && r == SINEW_OK; c++) {
         r = sinew_metrics_edge_ratios(input, &input->clips[c], g->samples, edges, ne, rb, err);
         if (r == SINEW_OK)
             r = sinew_metrics_edge_ratios(trial, &trial->clips[c], g->samples, edges, ne, ra, err);
-        /* part 0: the body, 1: the re-weighted skin, 2: the skin the ears' chains move */
-        for (int part = 0; r == SINEW_OK && part < 3; part++)
+        /* part 0: the body, 1: the chains' skin, 2: the skin the ears' chains move, 3: the
+         * body's edges with a re-weighted end (the collar) */
+        sinew_tail_guard_clip *gc = &res->clips[c];
+        sinew_stretch_stats *parts[4][2] = {{&gc->body_before, &gc->body_after},
+                                            {&gc->tail_before, &gc->tail_after},
+                                            {&gc->ear_before, &gc->ear_after},
+                                            {&gc->collar_before, &gc->collar_after}};
+        for (int part = 0; r == SINEW_OK && part < 4; part++)
             for (int after = 0; after < 2; after++) {
                 size_t m = 0;
                 for (size_t i = 0; i < n; i++) {
                     uint32_t e = (uint32_t)(i % ne), a = edges[2 * e], b = edges[2 * e + 1];
-                    int inside = part == 2 ? ear[a] && ear[b]
-                                           : (g->plan->changed[a] && g->plan->changed[b]) == part;
+                    const int chains = own[a] && own[b];
+                    int inside = part == 2   ? ear[a] && ear[b]
+                                 : part == 3 ? !chains && (changed[a] || changed[b])
+                                             : chains == part;
                     if (inside) pick[m++] = after ? ra[i] : rb[i];
                 }
-                sinew_tail_guard_clip *gc = &res->clips[c];
-                sinew_stretch_stats *st = part == 2 ? (after ? &gc->ear_after : &gc->ear_before)
-                                          : part == 1
-                                              ? (after ? &gc->tail_after : &gc->tail_before)
-                                              : (after ? &gc->body_after : &gc->body_before);
-                sinew_stretch_summarise(pick, m, st);
+                sinew_stretch_summarise(pick, m, parts[part][after]);
             }
     }
 done:

@@ -342,24 +342,20 @@ static void test_blender(void **state)
     blender_check(out, json, 4);
 }
 
-/* The check says when the re-weighted skin itself comes out worse than the input's on a clip
- * (the chain kept for the body's sake): the real template rig whose stub tail rode the spine,
- * the UM bunny. The report marks tail_worse exactly where its own before and after figures break
- * the check's bar (sinew_tail_stretch_worse), every clip it marks is named on the table's line,
- * and the line is there exactly when one is (the bunny had two such clips, Walk and Run). */
-static void test_worse_skin_is_said(void **state)
+/* Runs `sinew tail` on MODELS/file with a report and checks that the report's `part`_worse flag
+ * (tail or body) is the check's bar applied to its own before and after figures, that every
+ * clip it marks is named on the table's line starting with `said`, and that the line is there
+ * exactly when one is. Returns the clips marked. */
+static int check_worse_said(const char *file, const char *part, const char *said)
 {
-    (void)state;
     const char *dir = test_models_dir();
-    if (!dir) test_skip();
     make_tmp();
     static char text[1 << 17];
-    char out[512], report[512];
-    snprintf(out, sizeof out, "%s/bunny.glb", tmp);
-    snprintf(report, sizeof report, "%s/bunny.json", tmp);
-    assert_int_equal(test_run(text, sizeof text,
-                              "%s tail %s/quaternius_UM_Bunny.glb -o %s --report %s",
-                              test_sinew_bin(), dir, out, report),
+    char out[512], report[512], key[32];
+    snprintf(out, sizeof out, "%s/said.glb", tmp);
+    snprintf(report, sizeof report, "%s/said.json", tmp);
+    assert_int_equal(test_run(text, sizeof text, "%s tail %s/%s -o %s --report %s",
+                              test_sinew_bin(), dir, file, out, report),
                      0);
     size_t size = 0;
     char *json = test_read_file(report, &size);
@@ -367,22 +363,25 @@ static void test_worse_skin_is_said(void **state)
     cJSON *root = cJSON_Parse(json);
     free(json);
     assert_non_null(root);
-    const char *line = strstr(text, "the re-weighted skin strains more than the input's on");
+    const char *line = strstr(text, said);
     const char *end = line ? strchr(line, '\n') : NULL;
     int worse = 0;
     const cJSON *c;
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(cJSON_GetObjectItem(root, "check"), "clips"))
     {
         /* the flag is the check's bar applied to the report's own figures */
-        const cJSON *before = cJSON_GetObjectItem(c, "tail_before"),
-                    *after = cJSON_GetObjectItem(c, "tail_after");
+        snprintf(key, sizeof key, "%s_before", part);
+        const cJSON *before = cJSON_GetObjectItem(c, key);
+        snprintf(key, sizeof key, "%s_after", part);
+        const cJSON *after = cJSON_GetObjectItem(c, key);
         const double torn0 = cJSON_GetObjectItem(before, "torn_share")->valuedouble,
                      torn1 = cJSON_GetObjectItem(after, "torn_share")->valuedouble,
                      p0 = cJSON_GetObjectItem(before, "p99")->valuedouble,
                      p1 = cJSON_GetObjectItem(after, "p99")->valuedouble;
         const int bar = torn1 > torn0 + 0.001 + 1e-7 || p1 > p0 + 0.02 + 1e-6;
         const int near = fabs(torn1 - torn0 - 0.001) < 1e-6 || fabs(p1 - p0 - 0.02) < 1e-5;
-        const int flagged = cJSON_IsTrue(cJSON_GetObjectItem(c, "tail_worse"));
+        snprintf(key, sizeof key, "%s_worse", part);
+        const int flagged = cJSON_IsTrue(cJSON_GetObjectItem(c, key));
         if (!near) assert_int_equal(flagged, bar);
         if (!flagged) continue;
         worse++;
@@ -391,10 +390,37 @@ static void test_worse_skin_is_said(void **state)
         const char *at = line ? strstr(line, named) : NULL;
         assert_true(at && at < end);
     }
-    print_message("bunny: %d clip(s) with the re-weighted skin worse, said: %s\n", worse,
+    print_message("%s: %d clip(s) with the %s worse, said: %s\n", file, worse, part,
                   line ? "yes" : "no");
     assert_int_equal(worse > 0, line != NULL);
     cJSON_Delete(root);
+    return worse;
+}
+
+/* The check says when the collar round a root (re-weighted skin still on a body bone, and its
+ * seams) comes out worse than the input's on a clip, apart from the body as a whole where a
+ * collar's share is small: the real template rig whose stub tail rode the spine, the UM bunny
+ * (Walk: its collar 2.3% -> 2.9% torn, the body 1.0% -> 1.0%; the chain mends its own skin). */
+static void test_worse_collar_is_said(void **state)
+{
+    (void)state;
+    if (!test_models_dir()) test_skip();
+    assert_true(check_worse_said("quaternius_UM_Bunny.glb", "collar",
+                                 "the collar round the roots (re-weighted skin still on a body "
+                                 "bone, and its seams) strains more than the input's on") > 0);
+}
+
+/* The check counts the collar round a root (re-weighted skin a body bone still dominates) as
+ * body, as a viewer does. The rat's collar tears more in Run (three.js, the artist's body
+ * mask: 3.02% -> 3.25% of the body's edge samples) while its tail's skin mends (24.5% ->
+ * 0.8%): the chain is kept, and the check must see and say the body's share of it. When the
+ * collar counted as tail, the check printed the rat's body unchanged on every clip. */
+static void test_worse_body_is_said(void **state)
+{
+    (void)state;
+    if (!test_models_dir()) test_skip();
+    assert_true(check_worse_said("notail/quaternius_Rat.glb", "body",
+                                 "the body strains more than the input's on") > 0);
 }
 
 int main(int argc, char **argv)
@@ -410,7 +436,8 @@ int main(int argc, char **argv)
     } else {
         const struct CMUnitTest t[] = {
             cmocka_unit_test(test_cli), cmocka_unit_test(test_bind_limit),
-            cmocka_unit_test(test_garment), cmocka_unit_test(test_worse_skin_is_said)};
+            cmocka_unit_test(test_garment), cmocka_unit_test(test_worse_collar_is_said),
+            cmocka_unit_test(test_worse_body_is_said)};
         r = cmocka_run_group_tests(t, NULL, NULL);
     }
     if (tmp[0]) {

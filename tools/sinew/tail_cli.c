@@ -40,9 +40,11 @@ const char *tail_cli_legend =
     "  shells     surfaces merged into it (fur over skin: 2)\n"
     "  reach      mean distance of its skin to the bones that move it, in H: before -> after\n"
     "Bumps beyond the end of a bone (hooves, a snout, finger tips) are counted, not listed.\n"
-    "The check (do no harm), per clip: p99 and torn share of the re-weighted skin's edges\n"
-    "(tail: both ends re-weighted; body: every other edge), before -> after. Torn: an edge\n"
-    "stretched beyond 1.5x or squashed below 0.67x its rest length.\n";
+    "The check (do no harm), per clip: p99 and torn share of the edges of the chains' skin\n"
+    "(both ends dominated by a new bone), of the collar round the roots (edges with an end\n"
+    "re-weighted that are not the chains': skin still on a body bone, and its seams) and of\n"
+    "the body's (every edge but the chains', the collar included), before -> after.\n"
+    "Torn: an edge stretched beyond 1.5x or squashed below 0.67x its rest length.\n";
 
 const char *tail_cli_options_help =
     "  --mode chain       default: a bone chain with blended weights\n"
@@ -310,6 +312,12 @@ cJSON *tail_cli_report_json(const sinew_tail_result *run, const char *in, const 
                               sinew_tail_stretch_worse(&g->tail_before, &g->tail_after));
         cJSON_AddItemToObject(o, "body_before", tail_cli_stretch_json(&g->body_before));
         cJSON_AddItemToObject(o, "body_after", tail_cli_stretch_json(&g->body_after));
+        cJSON_AddBoolToObject(o, "body_worse",
+                              sinew_tail_stretch_worse(&g->body_before, &g->body_after));
+        cJSON_AddItemToObject(o, "collar_before", tail_cli_stretch_json(&g->collar_before));
+        cJSON_AddItemToObject(o, "collar_after", tail_cli_stretch_json(&g->collar_after));
+        cJSON_AddBoolToObject(o, "collar_worse",
+                              sinew_tail_stretch_worse(&g->collar_before, &g->collar_after));
         if (g->ear_after.samples) {
             cJSON_AddItemToObject(o, "ear_before", tail_cli_stretch_json(&g->ear_before));
             cJSON_AddItemToObject(o, "ear_after", tail_cli_stretch_json(&g->ear_after));
@@ -407,43 +415,82 @@ static void print_nothing(const sinew_tail_result *run)
         printf("no tail found: every part of the skin has a bone inside it\n");
 }
 
-/* Said, not undone: the clips on which the re-weighted skin itself strains more than the
- * input's. The chain is kept when the body is no worse; where the rigger left that skin rigid
- * with the body (a stub on the spine), a chain that swings it stretches it a little. */
-static void print_worse_skin(const sinew_tail_result *run)
+/* The parts of the check's table. */
+typedef enum check_part { PART_CHAINS, PART_COLLAR, PART_BODY } check_part;
+
+static const sinew_stretch_stats *part_stats(const sinew_tail_guard_clip *g, check_part part,
+                                             int after)
+{
+    switch (part) {
+    case PART_CHAINS:
+        return after ? &g->tail_after : &g->tail_before;
+    case PART_COLLAR:
+        return after ? &g->collar_after : &g->collar_before;
+    default:
+        return after ? &g->body_after : &g->body_before;
+    }
+}
+
+/* Said, not undone: the clips on which a part of the skin strains more than the input's
+ * (sinew_tail_stretch_worse), after `lead`, then `why` when there was one. The check drops a
+ * chain that leaves the body worse without mending its own skin, so what is said here was
+ * kept: the chains' skin stretched a little where the rigger left it rigid (a stub on the
+ * spine); the collar (re-weighted skin still on a body bone, the only body skin whose weights
+ * changed) straining more while the chains mend theirs. */
+static void print_worse(const sinew_tail_result *run, check_part part, const char *lead,
+                        const char *why)
 {
     const sinew_model *m = run->input;
     uint32_t worse = 0;
     for (uint32_t c = 0; c < run->clip_count; c++) {
         const sinew_tail_guard_clip *g = &run->clips[c];
-        if (!sinew_tail_stretch_worse(&g->tail_before, &g->tail_after)) continue;
-        printf("%s %s (p99 %.2f -> %.2f, torn %.1f%% -> %.1f%%)",
-               worse++ ? "," : "  the re-weighted skin strains more than the input's on",
-               safe_text(m->clips[c].name).s, (double)g->tail_before.p99, (double)g->tail_after.p99,
-               100.0 * g->tail_before.torn_share, 100.0 * g->tail_after.torn_share);
+        const sinew_stretch_stats *before = part_stats(g, part, 0), *after = part_stats(g, part, 1);
+        if (!sinew_tail_stretch_worse(before, after)) continue;
+        printf("%s %s (p99 %.2f -> %.2f, torn %.1f%% -> %.1f%%", worse++ ? "," : lead,
+               safe_text(m->clips[c].name).s, (double)before->p99, (double)after->p99,
+               100.0 * before->torn_share, 100.0 * after->torn_share);
+        if (part != PART_CHAINS)
+            printf("; the chains' skin %.1f%% -> %.1f%%", 100.0 * g->tail_before.torn_share,
+                   100.0 * g->tail_after.torn_share);
+        printf(")");
     }
-    if (worse)
-        printf(";\n  kept all the same: the body is no worse (the check drops a chain for the "
-               "body's sake only)\n");
+    if (worse) printf(";\n  %s\n", why);
 }
 
 static void print_check(const sinew_tail_result *run)
 {
     const sinew_model *m = run->input;
-    printf("check (do no harm) over every clip: edge p99 and torn share, before -> after\n");
-    printf("  %-24s %-28s %-28s\n", "clip", "tail (re-weighted skin)", "body (all other skin)");
+    const int kept = run->plan.chain_count > 0;
+    printf("check (do no harm) over every clip%s: edge p99 and torn share, before -> after\n",
+           kept ? "" : ", on the trial of what it dropped");
+    printf("  %-24s %-27s %-27s %-27s\n", "clip", "chains' skin", "collar round the roots",
+           "body (collar included)");
     for (uint32_t c = 0; c < run->clip_count; c++) {
         const sinew_tail_guard_clip *g = &run->clips[c];
-        char tail[64], seam[64];
-        snprintf(tail, sizeof tail, "%.2f %5.1f%% -> %.2f %5.1f%%", (double)g->tail_before.p99,
-                 100.0 * g->tail_before.torn_share, (double)g->tail_after.p99,
-                 100.0 * g->tail_after.torn_share);
-        snprintf(seam, sizeof seam, "%.2f %5.1f%% -> %.2f %5.1f%%", (double)g->body_before.p99,
-                 100.0 * g->body_before.torn_share, (double)g->body_after.p99,
-                 100.0 * g->body_after.torn_share);
-        printf("  %s %-28s %-28s\n", safe_text_cell(m->clips[c].name, 24).s, tail, seam);
+        printf("  %s", safe_text_cell(m->clips[c].name, 24).s);
+        for (check_part part = PART_CHAINS; part <= PART_BODY; part++) {
+            const sinew_stretch_stats *before = part_stats(g, part, 0),
+                                      *after = part_stats(g, part, 1);
+            char cell[64];
+            snprintf(cell, sizeof cell, "%.2f %5.1f%% -> %.2f %5.1f%%", (double)before->p99,
+                     100.0 * before->torn_share, (double)after->p99, 100.0 * after->torn_share);
+            printf(" %-27s", cell);
+        }
+        printf("\n");
     }
-    print_worse_skin(run);
+    if (kept) {
+        print_worse(run, PART_CHAINS, "  the chains' skin strains more than the input's on",
+                    "kept all the same: the body is no worse (the check drops a chain for the "
+                    "body's sake only)");
+        print_worse(run, PART_COLLAR,
+                    "  the collar round the roots (re-weighted skin still on a body bone, and its "
+                    "seams) strains more than the input's on",
+                    "kept: the check's bar is on the body as a whole, named below if it came out "
+                    "worse");
+        print_worse(run, PART_BODY, "  the body strains more than the input's on",
+                    "kept: the chains mend their own skin there; what is worse is the collar; "
+                    "--skip N leaves a piece\n  as its rigger had it");
+    }
     /* The root blend is a tail's and a wing's: a garment's chains blend into their parent. */
     int rooted = 0;
     for (uint32_t c = 0; c < run->plan.chain_count; c++)
