@@ -179,6 +179,41 @@ static inline rot3 rot3_from_quat(sinew_quat q)
 #endif
 #endif
 
+/* The jobs of sinew_dyn_step_run_many's next batch, whose memory a lane step asks the cache
+ * for while it computes (dyn_prefetch_job): `count` jobs at `jobs`. */
+typedef struct dyn_ahead {
+    const sinew_dyn_step_job *jobs;
+    uint32_t count;
+} dyn_ahead;
+
+/* Asks the cache for what stepping `job` in a batch reads and writes, all of it checked
+ * already (run_many's first pass): the capsules' end rows of the world transforms (else each
+ * is a miss the capsule case alone pays), and the state's header, committed arrays and
+ * capsule poses (one run of memory, see sinew_dyn_state; lines counted from the one the
+ * state starts in, as a state needs no 64-byte alignment). The sizes come from the rig, not
+ * the state's header, which would be a load that waits on the very miss being asked for. The
+ * parent's world transform is not asked for: the first pass read it, and asking again
+ * measured within noise (bench_dyn, four runs interleaved). A hint only: compilers without
+ * __builtin_prefetch skip it. */
+static inline void dyn_prefetch_job(const sinew_dyn_step_job *job)
+{
+#if defined(__GNUC__)
+    const sinew_dyn_rig *rig = job->rig;
+    const uint32_t nc = rig->capsule_count;
+    for (uint32_t c = 0; c < nc; c++) {
+        __builtin_prefetch(job->world[rig->capsules[c].node_a].m + 12, 0);
+        __builtin_prefetch(job->world[rig->capsules[c].node_b].m + 12, 0);
+    }
+    const uint32_t floats =
+        DYN_STATE_COMMITTED_PER_JOINT * rig->joint_count + DYN_STATE_FLOATS_PER_CAPSULE * nc;
+    const uintptr_t end = (uintptr_t)(job->state->data + floats);
+    for (uintptr_t b = (uintptr_t)job->state & ~(uintptr_t)63; b < end; b += 64)
+        __builtin_prefetch((const void *)b, 1);
+#else
+    (void)job;
+#endif
+}
+
 /* The step (dyn_lanes.h, the one source of the physics) for DYN_W chains of one rig at once:
  * one substep of length h (0: constraints only) for lane k's particles, velocities and bends
  * at chain[k] (10 n floats: a state's committed arrays or its scratch copy) with the parent
@@ -187,28 +222,29 @@ static inline rot3 rot3_from_quat(sinew_quat q)
 typedef void (*dyn_lanes_fn)(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
                              const sinew_quat *sway, const sinew_quat *drive,
                              const dyn_capsule_pose *caps, float h, int floor_on, float floor_y,
-                             sinew_quat *const *out);
+                             sinew_quat *const *out, const dyn_ahead *ahead);
 /* `sway`: NULL, or lane k's idle turn of every link's rest frame (hips frame, dyn_idle_sway);
  * `drive`: NULL, or lane k's turn of the root link's rest frame by its drivers (hips frame,
  * about the root's head; the links below follow it as their parent);
  * `caps`: NULL when the rig has no capsules, else lane k's capsule c at caps[k * C + c] (C =
- * rig->capsule_count), world space at this substep */
+ * rig->capsule_count), world space at this substep;
+ * `ahead`: NULL, or the next batch's jobs, asked for a few per link (dyn_prefetch_job) */
 void dyn_substep_lanes1(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
                         const sinew_quat *sway, const sinew_quat *drive,
                         const dyn_capsule_pose *caps, float h, int floor_on, float floor_y,
-                        sinew_quat *const *out);
+                        sinew_quat *const *out, const dyn_ahead *ahead);
 #if defined(DYN_VECTORS)
 void dyn_substep_lanes4(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
                         const sinew_quat *sway, const sinew_quat *drive,
                         const dyn_capsule_pose *caps, float h, int floor_on, float floor_y,
-                        sinew_quat *const *out);
+                        sinew_quat *const *out, const dyn_ahead *ahead);
 #endif
 #if defined(DYN_LANES8)
 /* dyn_lanes8.c, built with AVX2: call only when the CPU has it. */
 void dyn_substep_lanes8(const sinew_dyn_rig *rig, float *const *chain, const dyn_frame *f,
                         const sinew_quat *sway, const sinew_quat *drive,
                         const dyn_capsule_pose *caps, float h, int floor_on, float floor_y,
-                        sinew_quat *const *out);
+                        sinew_quat *const *out, const dyn_ahead *ahead);
 #endif
 
 /* The idle sway (dyn_idle.c): the rotation, in the hips frame, that turns each link's rest

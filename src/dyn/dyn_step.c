@@ -275,11 +275,12 @@ static void idle_at(const sinew_dyn_rig *rig, const sinew_dyn_state *st, double 
 /* Advances `width` states of one rig whose lags agree by one call of dt planned as s, with
  * the step `fn` of that width: the committed substeps, then, when the call does not end on
  * a whole step, an uncommitted step over the remaining lag on scratch copies (so that every
- * call reports the chain at its own instant), then the guard. */
+ * call reports the chain at its own instant), then the guard. The first step asks the cache
+ * for the jobs `ahead` (NULL: none). */
 static void advance(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, sinew_quat *const *out,
                     const dyn_frame *cur, const dyn_capsule_pose *cur_caps,
                     const sinew_quat *cur_drive, int width, dyn_lanes_fn fn, const dyn_schedule *s,
-                    float dt, int floor_on, float floor_y)
+                    float dt, int floor_on, float floor_y, const dyn_ahead *ahead)
 {
     const uint32_t n = rig->joint_count, nc = rig->capsule_count;
     const float h = rig->params.max_step, lag0 = st[0]->lag;
@@ -309,7 +310,8 @@ static void advance(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, sinew_
          * this call's, used as they are */
         const dyn_capsule_pose *at = !nc ? NULL : f < 1.0f ? caps : cur_caps;
         fn(rig, chain, fr, turn, driven, at, h, floor_on, floor_y,
-           j == s->steps && s->lag == 0.0f ? out : NULL);
+           j == s->steps && s->lag == 0.0f ? out : NULL, ahead);
+        ahead = NULL;
     }
     if (s->steps == 0 || s->lag > 0.0f) {
         for (int k = 0; k < width; k++) {
@@ -318,7 +320,7 @@ static void advance(const sinew_dyn_rig *rig, sinew_dyn_state *const *st, sinew_
             if (turn) idle_at(rig, st[k], (double)s->steps + (double)(s->lag / h), &sway[k]);
         }
         fn(rig, chain, cur, turn, driven ? cur_drive : NULL, nc ? cur_caps : NULL, s->lag, floor_on,
-           floor_y, out);
+           floor_y, out, ahead);
     }
     for (int k = 0; k < width; k++) {
         st[k]->idle_steps = idle_clock(rig, st[k]->idle_steps, s->steps);
@@ -359,7 +361,7 @@ sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err)
         if (prm->idle > 0.0f) idle_at(rig, st, 0.0, &sway);
         dyn_substep_lanes1(rig, &chain, &cur, prm->idle > 0.0f ? &sway : NULL,
                            rig->driver_count ? &drive : NULL, nc ? caps : NULL, 0.0f, floor_on,
-                           floor_y, &out);
+                           floor_y, &out, NULL);
         st->previous = cur;
         if (nc) memcpy(dyn_state_capsules(st), caps, nc * sizeof caps[0]);
         st->lag = 0.0f;
@@ -368,7 +370,7 @@ sinew_result sinew_dyn_step_run(const sinew_dyn_step_job *job, sinew_error *err)
     }
     const dyn_schedule s = schedule(prm, st->lag, job->dt);
     advance(rig, &st, &out, &cur, caps, &drive, 1, dyn_substep_lanes1, &s, job->dt, floor_on,
-            floor_y);
+            floor_y, NULL);
     return SINEW_OK;
 }
 
@@ -418,8 +420,10 @@ static dyn_lanes_fn lanes_fn(int width)
     return dyn_substep_lanes1;
 }
 
-/* Advances `width` batchable jobs (batchable() said so) by their lane step. */
-static void run_lanes(const sinew_dyn_step_job *j, int width, const dyn_frame *cur)
+/* Advances `width` batchable jobs (batchable() said so) by their lane step, asking the cache
+ * for the jobs `ahead` meanwhile. */
+static void run_lanes(const sinew_dyn_step_job *j, int width, const dyn_frame *cur,
+                      const dyn_ahead *ahead)
 {
     const sinew_dyn_rig *rig = j[0].rig;
     sinew_dyn_state *st[DYN_MAX_LANES];
@@ -440,43 +444,8 @@ static void run_lanes(const sinew_dyn_step_job *j, int width, const dyn_frame *c
     for (int k = 0; k < width; k++)
         drive[k] = dyn_drive_turn(rig, j[k].world, &cur[k]);
     const dyn_schedule s = schedule(&rig->params, st[0]->lag, j[0].dt);
-    advance(rig, st, out, cur, caps, drive, width, lanes_fn(width), &s, j[0].dt, floor_on, floor_y);
-}
-
-/* Asks the cache for the committed states (header, p, v, bends) of the next `width` jobs
- * while this batch computes: many characters' states do not fit in L2, and one batch's
- * arithmetic hides the fetch (bench_dyn 10,000 chains, five runs interleaved with a build
- * without it: 28.6-33.9 against 33.2-41.6 ns per joint-step). A rig with capsules also reads
- * each capsule's end rows of the job's world transforms and writes the capsules' poses after
- * the committed arrays (advance): those lines are asked for too, else each is a miss the
- * capsule case alone pays (bench_dyn, perf: capsules_now's two loads were ~3% of the run,
- * almost all waiting on memory; with them asked for, the capsules' cost beside none went from
- * ~+11 to ~+9 ns per joint-step). Lines are counted from the one the state starts in (a state
- * needs no 64-byte alignment). A hint only: compilers without __builtin_prefetch skip it. */
-#if defined(__GNUC__)
-static void prefetch_lines_for_write(const void *from, const void *to)
-{
-    for (uintptr_t b = (uintptr_t)from & ~(uintptr_t)63; b < (uintptr_t)to; b += 64)
-        __builtin_prefetch((const void *)b, 1);
-}
-#endif
-static void prefetch_states(const sinew_dyn_step_job *next, uint32_t left, int width)
-{
-#if defined(__GNUC__)
-    for (uint32_t k = 0; k < left && k < (uint32_t)width; k++) {
-        sinew_dyn_state *s = next[k].state;
-        const sinew_dyn_rig *rig = next[k].rig;
-        const uint32_t nc = rig->capsule_count;
-        /* the header, the committed arrays and the capsules' poses: one run (dyn_internal.h) */
-        prefetch_lines_for_write(s, dyn_state_capsules(s) + nc);
-        for (uint32_t c = 0; c < nc; c++) {
-            __builtin_prefetch(next[k].world[rig->capsules[c].node_a].m + 12, 0);
-            __builtin_prefetch(next[k].world[rig->capsules[c].node_b].m + 12, 0);
-        }
-    }
-#else
-    (void)next, (void)left, (void)width;
-#endif
+    advance(rig, st, out, cur, caps, drive, width, lanes_fn(width), &s, j[0].dt, floor_on, floor_y,
+            ahead);
 }
 
 uint32_t sinew_dyn_lane_width(void)
@@ -513,8 +482,14 @@ sinew_result sinew_dyn_step_run_many(const sinew_dyn_step_job *jobs, uint32_t co
             for (int k = 0; k < width; k++) /* all jobs were checked above: skip the scan */
                 frame_from_finite_matrix(&jobs[i + k].world[jobs[i + k].rig->parent_node], &cur[k]);
             if (!batchable(&jobs[i], width, cur)) continue;
-            prefetch_states(jobs + i + width, count - i - (uint32_t)width, width);
-            run_lanes(&jobs[i], width, cur);
+            /* the next `width` jobs' memory, asked for while this batch computes: many
+             * characters' states do not fit in L2, and one batch's arithmetic hides the fetch
+             * (bench_dyn 10,000 chains, five runs interleaved with a build without it:
+             * 28.6-33.9 against 33.2-41.6 ns per joint-step) */
+            const uint32_t left = count - i - (uint32_t)width;
+            const dyn_ahead ahead = {jobs + i + width,
+                                     left < (uint32_t)width ? left : (uint32_t)width};
+            run_lanes(&jobs[i], width, cur, left ? &ahead : NULL);
             i += (uint32_t)width;
             done = 1;
         }

@@ -812,17 +812,19 @@ static void test_lane_widths_agree(void **state)
             for (int k = 0; k < W; k += widths[w]) {
 #if defined(DYN_LANES8)
                 if (widths[w] == 8)
-                    dyn_substep_lanes8(rig, chain[w], fr, turn, driven, NULL, h, 1, floor_y,
-                                       out[w]);
+                    dyn_substep_lanes8(rig, chain[w], fr, turn, driven, NULL, h, 1, floor_y, out[w],
+                                       NULL);
 #endif
 #if defined(DYN_VECTORS)
                 if (widths[w] == 4)
                     dyn_substep_lanes4(rig, chain[w] + k, fr + k, turn ? turn + k : NULL,
-                                       driven ? driven + k : NULL, NULL, h, 1, floor_y, out[w] + k);
+                                       driven ? driven + k : NULL, NULL, h, 1, floor_y, out[w] + k,
+                                       NULL);
 #endif
                 if (widths[w] == 1)
                     dyn_substep_lanes1(rig, chain[w] + k, fr + k, turn ? turn + k : NULL,
-                                       driven ? driven + k : NULL, NULL, h, 1, floor_y, out[w] + k);
+                                       driven ? driven + k : NULL, NULL, h, 1, floor_y, out[w] + k,
+                                       NULL);
             }
         for (int k = 0; k < W; k++) {
             for (int w = first; w + 1 < N; w++) {
