@@ -56,16 +56,16 @@ typedef struct sinew_tail_options {
 
 /* The do-no-harm check, per clip, before (input) and after. */
 typedef struct sinew_tail_guard_clip {
-    sinew_stretch_stats tail_before, tail_after; /* edges with both ends dominated by a chain's
-                                                    bone: the skin the chains carry */
-    sinew_stretch_stats body_before, body_after; /* every other edge of the mesh (re-weighted
-                                                    skin a body bone dominates, the collar
-                                                    round a root, included) */
+    sinew_stretch_stats tail_before, tail_after;     /* edges with both ends dominated by a chain's
+                                                        bone: the skin the chains carry */
+    sinew_stretch_stats body_before, body_after;     /* every other edge of the mesh (re-weighted
+                                                        skin a body bone dominates, the collar
+                                                        round a root, included) */
     sinew_stretch_stats collar_before, collar_after; /* of the body's, the edges with an end
                                                         re-weighted: the collar round a root
                                                         and its seams, where the body changed */
-    sinew_stretch_stats ear_before, ear_after;   /* edges with both ends on an ear chain's bones
-                                                    (no samples without ears) */
+    sinew_stretch_stats ear_before, ear_after;       /* edges with both ends on an ear chain's bones
+                                                        (no samples without ears) */
 } sinew_tail_guard_clip;
 
 /* The check's bar, one rule for the parts it weighs: 1 when `after` is worse than `before`, 0.1

@@ -386,51 +386,54 @@ static void ear_skin(const sinew_rig_plan *plan, uint32_t vertex_count, uint8_t 
     }
 }
 
-/* own[v] = 1 where the plan's largest weight of vertex v is on a chain's bone: the skin the
- * chains carry. Re-weighted skin a body bone still dominates (the collar the root blends
- * into) is the body's, as the acceptance and a viewer see it. */
-static void chain_skin(const sinew_rig_plan *plan, uint32_t vertex_count, uint8_t *own)
+/* The parts of the check's table an edge of the mesh counts in (bits 1 << part, the parts as
+ * guard_tables numbers them), from `own` (a chain's bone dominates the vertex), `changed`
+ * (re-weighted) and `ear` (on an ear chain's bones). */
+static uint8_t edge_parts(uint32_t a, uint32_t b, const uint8_t *own, const uint8_t *changed,
+                          const uint8_t *ear)
 {
-    for (uint32_t v = 0; v < vertex_count; v++) {
-        const size_t o = (size_t)v * SINEW_MAX_INFLUENCES;
-        int top = 0;
-        for (int s = 1; s < SINEW_MAX_INFLUENCES; s++)
-            if (plan->weights[o + (size_t)s] > plan->weights[o + (size_t)top]) top = s;
-        own[v] = 0;
-        for (uint32_t c = 0; c < plan->chain_count; c++) {
-            const sinew_rig_chain *ch = &plan->chains[c];
-            const uint16_t j = plan->joints[o + (size_t)top];
-            own[v] |= j >= ch->first_joint && j < ch->first_joint + ch->bone_count;
-        }
-    }
+    const int chains = own[a] && own[b];
+    return (uint8_t)(1u << chains | (ear[a] && ear[b]) << 2 |
+                     (!chains && (changed[a] || changed[b])) << 3);
 }
 
 /* Per clip, before (input) and after, as the result's table: the chains' skin (edges with
- * both ends dominated by a chain's bone, chain_skin), the body's (every other edge: the collar
- * the root blends into and the seam between it and the chains' skin are the body's; a tear
- * there shows on the body), of those the collar's (an end re-weighted: where the body changed,
- * not diluted by the rest) and the ears' (both ends on an ear chain's bones). */
+ * both ends dominated by a chain's bone in the trial), the body's (every other edge: the
+ * collar the root blends into, re-weighted skin a body bone still dominates, and the seam
+ * between it and the chains' skin are the body's, as the acceptance and a viewer see it; a
+ * tear there shows on the body), of those the collar's (an end re-weighted: where the body
+ * changed, not diluted by the rest) and the ears' (both ends on an ear chain's bones). */
 static sinew_result guard_tables(const guard *g, sinew_tail_result *res, sinew_error *err)
 {
     const sinew_model *input = g->input, *trial = g->trial;
     const uint32_t nv = input->mesh.vertex_count;
-    const uint8_t *changed = g->plan->changed;
     sinew_metrics_edges unique;
     sinew_result r = sinew_metrics_unique_edges(input, &unique, err);
     if (r != SINEW_OK) return r;
     const uint32_t *edges = unique.pairs, ne = unique.count;
     const size_t n = (size_t)ne * g->samples;
+    uint32_t bones = 0;
+    for (uint32_t c = 0; c < g->plan->chain_count; c++)
+        bones += g->plan->chains[c].bone_count;
     float *rb = sinew_alloc(g->al, n + 1, sizeof *rb), *ra = sinew_alloc(g->al, n + 1, sizeof *ra);
     float *pick = sinew_alloc(g->al, n + 1, sizeof *pick);
     uint8_t *ear = sinew_alloc(g->al, 2 * (size_t)nv + 1, 1), *own = ear + nv;
+    uint8_t *parts_of = sinew_alloc(g->al, ne + 1, 1);
+    int32_t *chain_joints = sinew_alloc(g->al, bones + 1, sizeof *chain_joints);
     res->clips = sinew_alloc(g->al, input->clip_count + 1, sizeof *res->clips);
-    if (!rb || !ra || !pick || !ear || !res->clips) {
+    if (!rb || !ra || !pick || !ear || !parts_of || !chain_joints || !res->clips) {
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail check: out of memory");
         goto done;
     }
     res->clip_count = input->clip_count;
     ear_skin(g->plan, nv, ear);
-    chain_skin(g->plan, nv, own);
+    bones = 0;
+    for (uint32_t c = 0; c < g->plan->chain_count; c++)
+        for (uint32_t b = 0; b < g->plan->chains[c].bone_count; b++)
+            chain_joints[bones++] = (int32_t)(g->plan->chains[c].first_joint + b);
+    sinew_metrics_dominated_by(trial, chain_joints, bones, own);
+    for (uint32_t e = 0; e < ne; e++)
+        parts_of[e] = edge_parts(edges[2 * e], edges[2 * e + 1], own, g->plan->changed, ear);
     for (uint32_t c = 0; c < input->clip_count && r == SINEW_OK; c++) {
         r = sinew_metrics_edge_ratios(input, &input->clips[c], g->samples, edges, ne, rb, err);
         if (r == SINEW_OK)
@@ -445,19 +448,15 @@ static sinew_result guard_tables(const guard *g, sinew_tail_result *res, sinew_e
         for (int part = 0; r == SINEW_OK && part < 4; part++)
             for (int after = 0; after < 2; after++) {
                 size_t m = 0;
-                for (size_t i = 0; i < n; i++) {
-                    uint32_t e = (uint32_t)(i % ne), a = edges[2 * e], b = edges[2 * e + 1];
-                    const int chains = own[a] && own[b];
-                    int inside = part == 2   ? ear[a] && ear[b]
-                                 : part == 3 ? !chains && (changed[a] || changed[b])
-                                             : chains == part;
-                    if (inside) pick[m++] = after ? ra[i] : rb[i];
-                }
+                for (size_t i = 0; i < n; i++)
+                    if (parts_of[i % ne] >> part & 1) pick[m++] = after ? ra[i] : rb[i];
                 sinew_stretch_summarise(pick, m, parts[part][after]);
             }
     }
 done:
     sinew_free(g->al, ear);
+    sinew_free(g->al, parts_of);
+    sinew_free(g->al, chain_joints);
     sinew_metrics_edges_free(&unique);
     sinew_free(g->al, rb);
     sinew_free(g->al, ra);
