@@ -735,6 +735,28 @@ static void body_tubes(rc_mesh *m)
     }
 }
 
+/* The loop a welded tail starts on is one ring of vertices with two copies, the torso's (its
+ * hole's rim) and the tail's first ring: the torso's take the tail's piece and weights. A
+ * rigger weights by position, so coincident vertices move alike; and so the truth gives each
+ * position one piece, as the judge of a real file does (its mask is the dominant joint, which
+ * seam copies share). Before, the rim was body and the tail's first ring tail at the same
+ * places: no finder could place both, and the seam tore in the input. */
+static void share_loop(creature_mesh *mesh, uint32_t tail_first, const sinew_vec3 *loop,
+                       uint32_t count)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t tail = UINT32_MAX;
+        for (uint32_t u = tail_first; u < mesh->vertex_count && tail == UINT32_MAX; u++)
+            if (sinew_vec3_distance(mesh->positions[u], loop[i]) == 0.0f) tail = u;
+        for (uint32_t v = 0; v < tail_first && tail != UINT32_MAX; v++) {
+            if (sinew_vec3_distance(mesh->positions[v], loop[i]) != 0.0f) continue;
+            mesh->piece[v] = mesh->piece[tail];
+            memcpy(&mesh->joints[v * 4], &mesh->joints[tail * 4], 4 * sizeof *mesh->joints);
+            memcpy(&mesh->weights[v * 4], &mesh->weights[tail * 4], 4 * sizeof *mesh->weights);
+        }
+    }
+}
+
 /* The tail's tube(s): sunk into the body, welded onto a loop of the torso's vertices
  * (bipeds), or the torso itself running on into it (quadrupeds); a fur shell over it. */
 static void tail_tubes(rc_mesh *m)
@@ -848,7 +870,9 @@ static void tail_tubes(rc_mesh *m)
             t.segments = (uint32_t)n;
             t.ring0 = ring0;
         }
+        const uint32_t tail_first = b->mesh.vertex_count;
         mesh(m, &t);
+        if (loop) share_loop(&b->mesh, tail_first, ring0, t.segments);
     }
 
     if (fur_shell) {
