@@ -343,7 +343,7 @@ static void test_blender(void **state)
 }
 
 /* Runs `sinew tail` on MODELS/file with a report and checks that the report's `part`_worse flag
- * (tail or body) is the check's bar applied to its own before and after figures, that every
+ * (tail, collar or body) is the check's bar applied to its own before and after figures, that every
  * clip it marks is named on the table's line starting with `said`, and that the line is there
  * exactly when one is. Returns the clips marked. */
 static int check_worse_said(const char *file, const char *part, const char *said)
