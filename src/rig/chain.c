@@ -140,6 +140,13 @@ void rig_chain_joints(const rig_run *run, const sinew_rig_piece *pc, float L, ui
     }
 }
 
+/* The axial position of a run's k-th vertex: 1 at the tip, 0 at the cut and on a crease's
+ * far side (a border along a fold runs obliquely across the distances from the tip). */
+static float axial_of(const rig_run *run, uint32_t k)
+{
+    return fmaxf(0.0f, 1.0f - run->g[k] / run->cut);
+}
+
 /* Axial position along the piece's chain, 0 at the root and 1 at the tip, per representative
  * of piece p: from its own walk, or the walk of a piece merged into it (fur over skin); skin no
  * such walk reached takes the position of the walk's nearest vertex. Call with axial[] = -1
@@ -152,7 +159,7 @@ static void axial_positions(const sinew_rig_analysis *a, const sinew_model *m,
             continue;
         const rig_run *run = &a->runs.items[a->piece_runs[q]];
         for (uint32_t k = 0; k < run->vertex_count; k++)
-            axial[run->vertices[k]] = 1.0f - run->g[k] / run->cut;
+            axial[run->vertices[k]] = axial_of(run, k);
     }
     /* The rest (a rider's skin, a plate on the tail; the hidden root of a tail modelled as
      * its own shell) moves with the tail's skin nearest it. */
@@ -164,7 +171,7 @@ static void axial_positions(const sinew_rig_analysis *a, const sinew_model *m,
         for (uint32_t k = 0; k < own->vertex_count; k++) {
             float d =
                 sinew_vec3_distance(m->mesh.positions[own->vertices[k]], m->mesh.positions[v]);
-            if (d < best) best = d, axial[v] = 1.0f - own->g[k] / own->cut;
+            if (d < best) best = d, axial[v] = axial_of(own, k);
         }
     }
 }

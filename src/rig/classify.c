@@ -642,7 +642,8 @@ static void decide(const sinew_rig_analysis *a, const sinew_model *m, const sine
 }
 
 /* Riders (see the header): a piece whose root lies on a chained tail's skin, within the tail's
- * radius of its walk and short of its root by a radius, sits on the tail (plates modelled as
+ * radius of its walk and short of its root (by a radius, unless a crease places it exactly),
+ * sits on the tail (plates modelled as
  * their own shells on a dragon's tail) and is merged into it, to move with its chain. */
 static sinew_result find_riders(const sinew_rig_analysis *a, const sinew_model *m,
                                 sinew_rig_report *rep, sinew_error *err)
@@ -666,10 +667,16 @@ static sinew_result find_riders(const sinew_rig_analysis *a, const sinew_model *
                 float d = sinew_vec3_distance(m->mesh.positions[run->vertices[k]], pc->root);
                 if (d < best) best = d, g = run->g[k];
             }
-            if (!(best <= tail->radius) || !(g < run->cut - tail->radius)) continue;
+            /* Short of the root: a crossing places the root to about a radius, a crease
+             * exactly; but by a creased rim skin on the tail's own surface is the rump's
+             * (random seeds 96 and 263: spikes of their own by the rim ride the tail; 288: a
+             * bump on the rump beside it does not). */
+            const uint32_t own_shell = a->shell[a->runs.items[a->piece_runs[q]].tip];
+            const int exact = run->creased && own_shell != a->shell[run->tip];
+            const float root_g = exact ? run->g[run->vertex_count - 1] : run->cut - tail->radius;
+            if (!(best <= tail->radius) || !(g <= root_g)) continue;
             /* ... and it sits on the tail, not on the body beside it: no skin outside the
              * tail's walk and the piece's own shell is nearer its root. */
-            const uint32_t own_shell = a->shell[a->runs.items[a->piece_runs[q]].tip];
             int on_tail = 1;
             for (uint32_t v = 0; v < a->vertex_count && on_tail; v++) {
                 if (a->weld[v] != v || a->shell[v] == own_shell || in_run[v] == t + 1) continue;
