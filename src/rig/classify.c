@@ -560,10 +560,13 @@ static sinew_rig_verdict verdict_of_shape(const sinew_rig_analysis *a, const sin
         return SINEW_RIG_VERDICT_HEAD;
     }
     if (pelvic && is_long) {
-        snprintf(
-            why, wn,
-            "no bone inside, %.1fx as long as thick, rooted at the pelvis (nearest joint %s): %s",
-            (double)pc->elongation, att, chained);
+        snprintf(why, wn, "no bone inside, %.1fx as long as thick, rooted at the pelvis (nearest "
+                          "joint %s)%s: %s",
+                 (double)pc->elongation, att,
+                 a->runs.items[a->piece_runs[p]].creased
+                     ? ", its border the fold where it meets the body"
+                     : "",
+                 chained);
         return tail_verdict(opt);
     }
     if (pelvic) {

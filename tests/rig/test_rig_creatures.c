@@ -193,6 +193,7 @@ static void check_welded_rim(uint64_t seed)
         assert_int_equal(sinew_rig_build_chain(m, NULL, &rep, &plan, &err), SINEW_OK);
         assert_int_equal(plan.chain_count, 1);
         const uint32_t p = plan.chains[0].piece;
+        assert_non_null(strstr(rep.pieces[p].reason, "its border the fold"));
         uint32_t t = 0, f = 0, both = 0;
         for (uint32_t v = 0; v < truth.vertex_count; v++) {
             const int is_t = truth.vertex_piece[v] == truth.tail_piece, is_f = rep.vertex_piece[v] == p;
