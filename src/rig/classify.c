@@ -644,6 +644,16 @@ static void decide(const sinew_rig_analysis *a, const sinew_model *m, const sine
     }
 }
 
+/* The radius of the run's cross-section nearest g from its tip (0 when it has none). */
+static float radius_at(const rig_run *run, float g)
+{
+    float r = 0, best = FLT_MAX;
+    for (uint32_t i = 0; i < run->section_count; i++)
+        if (run->sections[i].perimeter > 0 && fabsf(run->sections[i].g - g) < best)
+            best = fabsf(run->sections[i].g - g), r = run->sections[i].radius;
+    return r;
+}
+
 /* Riders (see the header): a piece whose root lies on a chained tail's skin, within the tail's
  * radius of its walk and short of its root (by a radius, unless a crease places it exactly),
  * sits on the tail (plates modelled as
@@ -673,11 +683,13 @@ static sinew_result find_riders(const sinew_rig_analysis *a, const sinew_model *
             /* Short of the root: a crossing places the root to about a radius, a crease
              * exactly; but by a creased rim skin on the tail's own surface is the rump's
              * (random seeds 96 and 263: spikes of their own by the rim ride the tail; 288: a
-             * bump on the rump beside it does not). */
+             * bump on the rump beside it does not). Near the root the tail is thicker than
+             * its median: within the radius of its section there (seed 263's spike by the rim
+             * sat 1.5 median radii from the tail's skin). */
             const uint32_t own_shell = a->shell[a->runs.items[a->piece_runs[q]].tip];
             const int exact = run->creased && own_shell != a->shell[run->tip];
             const float root_g = exact ? run->g[run->vertex_count - 1] : run->cut - tail->radius;
-            if (!(best <= tail->radius) || !(g <= root_g)) continue;
+            if (!(best <= fmaxf(tail->radius, radius_at(run, g))) || !(g <= root_g)) continue;
             /* ... and it sits on the tail, not on the body beside it: no skin outside the
              * tail's walk and the piece's own shell is nearer its root. */
             int on_tail = 1;
