@@ -175,6 +175,12 @@ static int section_open(const rig_section *s)
  * seeds pass with 2 to 3 before and 1.5 to 3.5 beyond; 1 before loses seed 97. */
 #define CREASE_BEFORE 2.0f
 #define CREASE_REACH 2.5f
+/* ... and only on walks at least this many root radii long: a tail is longer than it is
+ * thick, and walking on past every short walk was dear. On the wolf of bench/rig (284,104
+ * vertices) walking on cost 190 ms of its 500, most of it on walks that closed at 1.2 to 1.6
+ * root radii and took 20,000 to 76,000 more vertices each; random seed 256's stub tail, the
+ * shortest that needs its crease, is 1.5 to 2 root radii long. */
+#define CREASE_LENGTH 1.5f
 static float neck_before(const rig_section *sections, uint32_t count, float step, float cut)
 {
     float neck = cut, neck_radius = FLT_MAX;
@@ -247,6 +253,7 @@ static sinew_result walk(walker *w, uint32_t tip, rig_run *run, sinew_error *err
     memset(w->sums, 0, w->max_sections * sizeof *w->sums);
     w->stamp++;
     uint32_t settled = 0, finished = 0, closed_from = UINT32_MAX;
+    int closed_body = 0; /* the sections closed (a body met), not the shell or the walk ended */
     float cut = -1;
     float g = 0;
     int more = 1;
@@ -279,7 +286,10 @@ static sinew_result walk(walker *w, uint32_t tip, rig_run *run, sinew_error *err
             }
             finished++;
         }
-        if (cut >= 0) break;
+        if (cut >= 0) {
+            closed_body = 1;
+            break;
+        }
         if (!more || g > w->limit || finished >= w->max_sections) {
             /* The shell ended (a separate piece: the walk reached its far end) or the walk went on
              * too long: the run ends at its first closed section, else at its far end. */
@@ -287,20 +297,24 @@ static sinew_result walk(walker *w, uint32_t tip, rig_run *run, sinew_error *err
             break;
         }
     }
+    /* Where a protrusion's sections closed on a body, a closed crease within CREASE_BEFORE
+     * root radii before the cut or CREASE_REACH beyond it is the border instead: walk and
+     * section on out to where it would have to close. A walk that ran to its shell's end or
+     * its limit met no body to fold into. */
     cut = neck_before(w->sections, finished, w->step, cut);
-    /* A closed crease within CREASE_BEFORE root radii before the cut or CREASE_REACH beyond
-     * it is the border instead: walk and section on out to where it would have to close. */
     const float root_radius = last_radius(w->sections, finished, cut);
+    const int met_body = closed_body && cut >= CREASE_LENGTH * root_radius;
     const float reach = cut + CREASE_REACH * root_radius;
-    while (more && g <= reach + w->edge_max) {
+    while (met_body && more && g <= reach + w->edge_max) {
         more = settle(w, &settled, &g, origin);
         const float complete = more ? g - w->edge_max : g;
         for (; finished < w->max_sections && (float)(finished + 1) * w->step <= complete; finished++)
             w->sections[finished] = finish_section(w, finished, origin);
     }
-    const float crease = rig_crease_cut(a, &w->geo, w->concavity, tip,
-                                        cut - CREASE_BEFORE * root_radius, reach,
-                                        w->crease_region, w->stamp, w->queue);
+    const float crease = met_body ? rig_crease_cut(a, &w->geo, w->concavity, tip,
+                                                   cut - CREASE_BEFORE * root_radius, reach,
+                                                   w->crease_region, w->stamp, w->queue)
+                                  : -1;
     if (crease > 0) cut = crease;
     /* Keep the open sections (up to the cut) and the skin before the cut (or inside the
      * crease: a fold runs across the iso-contours where the tail meets the body obliquely). */
