@@ -560,8 +560,9 @@ static sinew_rig_verdict verdict_of_shape(const sinew_rig_analysis *a, const sin
         return SINEW_RIG_VERDICT_HEAD;
     }
     if (pelvic && is_long) {
-        snprintf(why, wn, "no bone inside, %.1fx as long as thick, rooted at the pelvis (nearest "
-                          "joint %s)%s: %s",
+        snprintf(why, wn,
+                 "no bone inside, %.1fx as long as thick, rooted at the pelvis (nearest "
+                 "joint %s)%s: %s",
                  (double)pc->elongation, att,
                  a->runs.items[a->piece_runs[p]].creased
                      ? ", its border the fold where it meets the body"
@@ -655,9 +656,9 @@ static float radius_at(const rig_run *run, float g)
 }
 
 /* Riders (see the header): a piece whose root lies on a chained tail's skin, within the tail's
- * radius of its walk and short of its root (by a radius, unless a crease places it exactly),
- * sits on the tail (plates modelled as
- * their own shells on a dragon's tail) and is merged into it, to move with its chain. */
+ * radius there of its walk and short of its root (by a radius, unless a crease places it
+ * exactly), sits on the tail (plates modelled as their own shells on a dragon's tail) and is
+ * merged into it, to move with its chain. */
 static sinew_result find_riders(const sinew_rig_analysis *a, const sinew_model *m,
                                 sinew_rig_report *rep, sinew_error *err)
 {

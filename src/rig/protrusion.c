@@ -241,6 +241,13 @@ static float last_radius(const rig_section *sections, uint32_t count, float cut)
     return r;
 }
 
+/* 1 when the walk's vertex x is the run's: before the cut, or inside the crease when one
+ * bounds the run (a fold runs across the iso-contours where a tail meets the body obliquely). */
+static int in_run(const walker *w, uint32_t x, float crease, float cut)
+{
+    return crease > 0 ? w->crease_region[x] == w->stamp : w->geo.g[x] < cut;
+}
+
 /* One walk from `tip`; fills `run` (its arrays allocated with the analysis allocator). */
 static sinew_result walk(walker *w, uint32_t tip, rig_run *run, sinew_error *err)
 {
@@ -308,23 +315,22 @@ static sinew_result walk(walker *w, uint32_t tip, rig_run *run, sinew_error *err
     while (met_body && more && g <= reach + w->edge_max) {
         more = settle(w, &settled, &g, origin);
         const float complete = more ? g - w->edge_max : g;
-        for (; finished < w->max_sections && (float)(finished + 1) * w->step <= complete; finished++)
+        for (; finished < w->max_sections && (float)(finished + 1) * w->step <= complete;
+             finished++)
             w->sections[finished] = finish_section(w, finished, origin);
     }
-    const float crease = met_body ? rig_crease_cut(a, &w->geo, w->concavity, tip,
-                                                   cut - CREASE_BEFORE * root_radius, reach,
-                                                   w->crease_region, w->stamp, w->queue)
-                                  : -1;
+    const float crease =
+        met_body ? rig_crease_cut(a, &w->geo, w->concavity, tip, cut - CREASE_BEFORE * root_radius,
+                                  reach, w->crease_region, w->stamp, w->queue)
+                 : -1;
     if (crease > 0) cut = crease;
-    /* Keep the open sections (up to the cut) and the skin before the cut (or inside the
-     * crease: a fold runs across the iso-contours where the tail meets the body obliquely). */
-#define IN_RUN(x) (crease > 0 ? w->crease_region[x] == w->stamp : w->geo.g[x] < cut)
+    /* Keep the open sections (up to the cut) and the skin in the run (see in_run). */
     uint32_t ns = 0;
     while (ns < finished && w->sections[ns].g <= cut)
         ns++;
     uint32_t nv = 0;
     for (uint32_t i = 0; i < settled; i++)
-        if (IN_RUN(w->order[i])) nv++;
+        if (in_run(w, w->order[i], crease, cut)) nv++;
     run->cut = cut;
     run->creased = crease > 0;
     run->step = w->step;
@@ -346,13 +352,12 @@ static sinew_result walk(walker *w, uint32_t tip, rig_run *run, sinew_error *err
     sinew_free(&a->alloc, radii);
     for (uint32_t i = 0; i < settled; i++) {
         uint32_t x = w->order[i];
-        if (IN_RUN(x)) {
+        if (in_run(w, x, crease, cut)) {
             run->vertices[run->vertex_count] = x;
             run->g[run->vertex_count++] = w->geo.g[x];
         }
     }
     return SINEW_OK;
-#undef IN_RUN
 }
 
 /* Geodesic distance of every representative from its shell's vertex nearest the pelvis. */

@@ -2,9 +2,9 @@
  * piece, tail skin recall and precision >= 0.98 against the generator's truth, K as the
  * formula says, the weighted distance of the tail's skin to the bones that move it dropping
  * from at least 25% of the height to at most 1.5x the tail's radius, nothing outside the
- * tail changing, the new bones dominating the tail's skin (the rump rule in chain.c must
- * not keep tail-root skin on the body), and the same weights whichever way the triangles
- * wind. */
+ * tail changing, the new bones dominating the tail's skin (the root's blend must not keep
+ * tail-root skin on the body), a welded tail's border on its fold, and the same weights
+ * whichever way the triangles wind. */
 #include "test_util.h"
 
 #include "sinew/creature.h"
@@ -150,8 +150,9 @@ static void reverse_winding(sinew_model *m, const sinew_rig_report *first)
     }
 }
 
-/* Reversing every triangle's winding (an inside-out export) changes no weight: the rump rule
- * reads surface normals, and takes them outward by the tail's own skin. */
+/* Reversing every triangle's winding (an inside-out export) changes no weight: the crease
+ * reads surface normals, and turns them outwards by each shell's signed volume (crease.c;
+ * without that turn this fails). */
 static void check_winding(sinew_creature_kind kind)
 {
     sinew_rig_report rep[2];
@@ -196,7 +197,8 @@ static void check_welded_rim(uint64_t seed)
         assert_non_null(strstr(rep.pieces[p].reason, "its border the fold"));
         uint32_t t = 0, f = 0, both = 0;
         for (uint32_t v = 0; v < truth.vertex_count; v++) {
-            const int is_t = truth.vertex_piece[v] == truth.tail_piece, is_f = rep.vertex_piece[v] == p;
+            const int is_t = truth.vertex_piece[v] == truth.tail_piece,
+                      is_f = rep.vertex_piece[v] == p;
             t += (uint32_t)is_t, f += (uint32_t)is_f, both += (uint32_t)(is_t && is_f);
         }
         fprintf(stderr, "  seed %llu%s: tail skin recall %.4f precision %.4f\n",
