@@ -6,9 +6,10 @@
  *            section, J_K a quarter segment short of the tip), then two passes of
  *            J_i <- J_i / 2 + (J_{i-1} + J_{i+1}) / 4 on the interior joints, so the chain does
  *            not zigzag where a bushy tail's sections are lopsided.
- *   bones    Tail_1..Tail_K + an unweighted Tail_End, under the pelvis, each sharing the
- *            pelvis's bind rotation so each is a pure translation in its parent; existing
- *            clips never reference them.
+ *   bones    Tail_1..Tail_K + an unweighted Tail_End, under the pelvis, each turned from its
+ *            parent's bind frame by the least rotation that lays its +Y axis along the bone
+ *            (the axis glTF rigs and Blender's importer read as the bone's direction);
+ *            existing clips never reference them.
  *   weights  with s = K (L - g) / L for a vertex g from the tip, k = floor(s) and f = s - k,
  *            bone k+1 owns segment k and shares its ends with its neighbours:
  *            w_prev = clamp(0.5 - f/w, 0, 0.5), w_next = clamp((f - 1 + w/2)/w, 0, 0.5),
@@ -339,20 +340,36 @@ sinew_result rig_chain_bones(const sinew_model *m, int32_t parent, const sinew_v
 {
     ch->bone_count = K + 1;
     ch->parent_joint = parent;
-    const sinew_mat4 *Wp = &m->skin.joints[parent].bind;
+    sinew_mat4 prev = m->skin.joints[parent].bind;
     sinew_mat4 prev_inv = m->skin.joints[parent].inverse_bind;
     for (uint32_t b = 0; b <= K; b++) {
         sinew_rig_bone *bone = &ch->bones[b];
         bone->parent = b == 0 ? m->skin.joints[parent].node : -(int32_t)b;
         bone->head = J[b];
-        sinew_mat4 W = *Wp;
+        /* The previous frame turned by the least rotation that lays its +Y along the bone
+         * (Tail_End keeps its parent's). */
+        sinew_mat4 W = prev;
+        if (b < K) {
+            const sinew_vec3 y =
+                sinew_vec3_normalize_or(sinew_mat4_transform_dir(&prev, sinew_vec3_make(0, 1, 0)),
+                                        sinew_vec3_make(0, 0, 0));
+            const sinew_vec3 along =
+                sinew_vec3_normalize_or(sinew_vec3_sub(J[b + 1], J[b]), sinew_vec3_make(0, 0, 0));
+            if (sinew_vec3_dot(y, y) > 0 && sinew_vec3_dot(along, along) > 0) {
+                sinew_transform turn = sinew_transform_identity();
+                turn.rotation = sinew_quat_swing(y, along);
+                const sinew_mat4 R = sinew_mat4_from_transform(turn);
+                W = sinew_mat4_mul(&R, &prev);
+            }
+        }
         W.m[12] = J[b].x, W.m[13] = J[b].y, W.m[14] = J[b].z;
         if (!sinew_mat4_invert_affine(&W, &bone->inverse_bind))
             return sinew_error_set(
                 err, SINEW_ERR_INVALID_VALUE,
                 "tail: the bind matrix of the chain's parent cannot be inverted");
-        bone->local = sinew_transform_identity();
-        bone->local.translation = sinew_mat4_transform_point(&prev_inv, J[b]);
+        const sinew_mat4 local = sinew_mat4_mul(&prev_inv, &W);
+        bone->local = sinew_mat4_decompose(&local);
+        prev = W;
         prev_inv = bone->inverse_bind;
     }
     return SINEW_OK;

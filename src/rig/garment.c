@@ -20,8 +20,8 @@
  *   chains     N chains, chain k at u_k = (k + 1/2) / N; its joint j at the centre of the skin
  *              within a quarter of a segment of g = j L / K and within a quarter of a chain's
  *              spacing of u_k (the last joint at the hem), hanging from the torso joint
- *              nearest the attach line. Bones as a tail's: the parent's bind rotation, pure
- *              translations, Garment_<k>_1 .. Garment_<k>_K + Garment_<k>_End.
+ *              nearest the attach line. Bones as a tail's (rig_chain_bones: +Y along each),
+ *              Garment_<k>_1 .. Garment_<k>_K + Garment_<k>_End.
  *   weights    along each chain the tail's prev/self/next blend of the segment at s = K g / L;
  *              across, the two chains either side of u share the vertex linearly (a ring
  *              wraps), so no seam runs between chains: w = (1 - a) chain(k0) + a chain(k0+1).

@@ -230,8 +230,9 @@ void rig_write_slots(uint16_t *joints, float *weights, const uint32_t *j, const 
  * (`kind` "Wing" or "Ear"); Garment_<garment>_<b+1> when garment > 0. */
 void rig_bone_name(const sinew_model *m, char *out, size_t size, uint32_t chain, uint32_t b,
                    uint32_t K, const char *kind, int side, uint32_t garment);
-/* The K + 1 bones of `ch` at J (names aside): each the parent's bind rotation with J_b as
- * origin, a pure translation in its parent; sets bone_count and parent_joint. */
+/* The K + 1 bones of `ch` at J (names aside): each with J_b as origin, its frame the
+ * previous bone's (the parent's for the first) turned by the least rotation that lays +Y
+ * from J_b to J_b+1 (Tail_End keeps its parent's); sets bone_count and parent_joint. */
 sinew_result rig_chain_bones(const sinew_model *m, int32_t parent, const sinew_vec3 *J, uint32_t K,
                              sinew_rig_chain *ch, sinew_error *err);
 

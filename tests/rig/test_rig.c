@@ -138,8 +138,17 @@ static void test_apply_and_rerun(void **state)
         assert_string_equal(m->nodes[node].name, want);
         int32_t parent = m->nodes[node].parent;
         assert_int_equal(parent, b == 0 ? 0 : m->skin.joints[nj0 + b - 1].node);
-        /* A pure translation in its parent (shares the pelvis's bind rotation). */
-        assert_float_equal(m->nodes[node].local.rotation.w, 1.0f, 1e-6f);
+        /* Its +Y axis runs along the bone to the next joint (the bone's direction for
+         * Blender's importer); Tail_End keeps Tail_K's frame. */
+        const sinew_mat4 *W = &m->skin.joints[nj0 + b].bind;
+        const sinew_vec3 y = sinew_vec3_normalize_or(
+            sinew_mat4_transform_dir(W, sinew_vec3_make(0, 1, 0)), sinew_vec3_make(0, 0, 0));
+        const sinew_vec3 head = sinew_mat4_translation(W);
+        const sinew_vec3 along = sinew_vec3_normalize_or(
+            b < K ? sinew_vec3_sub(sinew_mat4_translation(&m->skin.joints[nj0 + b + 1].bind), head)
+                  : sinew_vec3_sub(head, sinew_mat4_translation(&m->skin.joints[nj0 + b - 1].bind)),
+            sinew_vec3_make(0, 0, 0));
+        assert_true(sinew_vec3_dot(y, along) > 0.9999f);
     }
     uint32_t changed_outside = 0;
     for (uint32_t v = 0; v < nv; v++) {

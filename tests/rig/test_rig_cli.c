@@ -8,7 +8,8 @@
  *              notail model) passes the Khronos glTF-Validator with 0 errors
  *              (node tests/tools/validate.mjs);
  *   blender    Blender 3.4 imports the creature fox's and the notail Fox's outputs with the
- *              Tail_* bones in the armature (tests/tools/blender_import.py). */
+ *              Tail_* bones in the armature, each drawn along the tail: within a degree of
+ *              the line to the next joint (tests/tools/blender_import.py). */
 #include "test_util.h"
 
 #include <cjson/cJSON.h>
@@ -300,6 +301,9 @@ static void test_validate(void **state)
     }
 }
 
+/* The most chain bones blender_check reads. */
+#define SINEW_TEST_MAX_BONES 16
+
 static void blender_check(const char *glb, const char *json_path, int bones)
 {
     static char text[65536];
@@ -317,6 +321,39 @@ static void blender_check(const char *glb, const char *json_path, int bones)
         assert_non_null(strstr(json, want));
     }
     assert_non_null(strstr(json, "\"Tail_End\""));
+    /* Blender draws each chain bone along the tail, towards the next joint. */
+    cJSON *root = cJSON_Parse(json);
+    assert_non_null(root);
+    const cJSON *arm = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "armatures"), 0);
+    const cJSON *names = cJSON_GetObjectItem(arm, "bones"),
+                *heads = cJSON_GetObjectItem(arm, "heads"),
+                *tails = cJSON_GetObjectItem(arm, "tails");
+    double head[SINEW_TEST_MAX_BONES][3], along[SINEW_TEST_MAX_BONES][3];
+    assert_true(bones <= SINEW_TEST_MAX_BONES);
+    int found = 0;
+    for (int i = 0; i < cJSON_GetArraySize(names); i++) {
+        int b;
+        const char *name = cJSON_GetArrayItem(names, i)->valuestring;
+        if (sscanf(name, "Tail_%d", &b) != 1 || b < 1 || b > bones) continue;
+        for (int k = 0; k < 3; k++) {
+            head[b - 1][k] = cJSON_GetArrayItem(cJSON_GetArrayItem(heads, i), k)->valuedouble;
+            along[b - 1][k] =
+                cJSON_GetArrayItem(cJSON_GetArrayItem(tails, i), k)->valuedouble - head[b - 1][k];
+        }
+        found++;
+    }
+    assert_int_equal(found, bones);
+    for (int b = 0; b + 1 < bones; b++) {
+        double to[3], dot = 0, la = 0, lt = 0;
+        for (int k = 0; k < 3; k++) {
+            to[k] = head[b + 1][k] - head[b][k];
+            dot += along[b][k] * to[k], la += along[b][k] * along[b][k], lt += to[k] * to[k];
+        }
+        printf("%s: Tail_%d drawn %.3f degrees off the line to Tail_%d\n", glb, b + 1,
+               acos(fmin(1.0, dot / sqrt(la * lt))) * 180.0 / acos(-1.0), b + 2);
+        assert_true(dot > cos(acos(-1.0) / 180.0) * sqrt(la * lt));
+    }
+    cJSON_Delete(root);
     free(json);
 }
 

@@ -1,12 +1,16 @@
 # Imports one .glb/.gltf into a fresh Blender (its glTF add-on) and writes what Blender saw
 # as JSON, so tests can check that Blender reads sinew's output (bones, animations):
 #   {"file": "...", "ok": true,
-#    "armatures": [{"name": "Armature", "bones": ["Hips", ...]}],
+#    "armatures": [{"name": "Armature", "bones": ["Hips", ...],
+#                   "heads": [[x, y, z], ...], "tails": [[x, y, z], ...]}],
 #    "meshes": [{"name": "...", "vertices": 1728, "skinned": true}],
 #    "actions": [{"name": "Walk", "frame_range": [1, 25], "bones": ["Hips", ...],
 #                 "objects": []}]}
 # Blender 3.4 names an action "<glTF animation>_<armature object>" (Fox's Walk becomes
 # "Walk_root"), and frame_range is in frames at the scene's 24 fps by default.
+# An armature's "heads" and "tails" are its bones' ends in armature space, in "bones" order:
+# the importer sets a bone's head at its glTF node's origin and points it along the node's +Y
+# axis (its default bone heuristic), so a tail shows the direction Blender draws the bone in.
 # "bones" of an action are the bone names that have at least one fcurve in it (from
 # pose.bones["NAME"] data paths); "objects" counts other fcurves (object-level paths).
 # Blender keeps actions that no object uses only when they have users: the glTF importer
@@ -89,7 +93,9 @@ def main():
         for obj in bpy.data.objects:
             if obj.type == "ARMATURE":
                 armatures.append({"name": obj.name,
-                                  "bones": [b.name for b in obj.data.bones]})
+                                  "bones": [b.name for b in obj.data.bones],
+                                  "heads": [list(b.head_local) for b in obj.data.bones],
+                                  "tails": [list(b.tail_local) for b in obj.data.bones]})
             elif obj.type == "MESH":
                 skinned = any(m.type == "ARMATURE" for m in obj.modifiers)
                 meshes.append({"name": obj.name, "vertices": len(obj.data.vertices),
