@@ -346,29 +346,23 @@ sinew_result rig_chain_bones(const sinew_model *m, int32_t parent, const sinew_v
         sinew_rig_bone *bone = &ch->bones[b];
         bone->parent = b == 0 ? m->skin.joints[parent].node : -(int32_t)b;
         bone->head = J[b];
-        /* The previous frame turned by the least rotation that lays its +Y along the bone
-         * (Tail_End keeps its parent's). */
-        sinew_mat4 W = prev;
+        /* In its parent's frame: at J_b, turned by the least rotation that lays +Y towards
+         * J_b+1 (Tail_End: not turned). Composed with the parent's bind, so the node's TRS is
+         * exactly its bind whatever the parent's scale. */
+        bone->local = sinew_transform_identity();
+        bone->local.translation = sinew_mat4_transform_point(&prev_inv, J[b]);
         if (b < K) {
-            const sinew_vec3 y =
-                sinew_vec3_normalize_or(sinew_mat4_transform_dir(&prev, sinew_vec3_make(0, 1, 0)),
-                                        sinew_vec3_make(0, 0, 0));
-            const sinew_vec3 along =
-                sinew_vec3_normalize_or(sinew_vec3_sub(J[b + 1], J[b]), sinew_vec3_make(0, 0, 0));
-            if (sinew_vec3_dot(y, y) > 0 && sinew_vec3_dot(along, along) > 0) {
-                sinew_transform turn = sinew_transform_identity();
-                turn.rotation = sinew_quat_swing(y, along);
-                const sinew_mat4 R = sinew_mat4_from_transform(turn);
-                W = sinew_mat4_mul(&R, &prev);
-            }
+            const sinew_vec3 along = sinew_vec3_normalize_or(
+                sinew_mat4_transform_dir(&prev_inv, sinew_vec3_sub(J[b + 1], J[b])),
+                sinew_vec3_make(0, 1, 0));
+            bone->local.rotation = sinew_quat_swing(sinew_vec3_make(0, 1, 0), along);
         }
-        W.m[12] = J[b].x, W.m[13] = J[b].y, W.m[14] = J[b].z;
+        const sinew_mat4 local = sinew_mat4_from_transform(bone->local);
+        const sinew_mat4 W = sinew_mat4_mul(&prev, &local);
         if (!sinew_mat4_invert_affine(&W, &bone->inverse_bind))
             return sinew_error_set(
                 err, SINEW_ERR_INVALID_VALUE,
                 "tail: the bind matrix of the chain's parent cannot be inverted");
-        const sinew_mat4 local = sinew_mat4_mul(&prev_inv, &W);
-        bone->local = sinew_mat4_decompose(&local);
         prev = W;
         prev_inv = bone->inverse_bind;
     }
