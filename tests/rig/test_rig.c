@@ -1,7 +1,8 @@
 /* Rig module on bodies built in memory (tubes with known truth): landmarks under three naming
  * styles, the tail found and chained per the numbers of Sidorkin, "Animating tails the
  * auto-rigger never gave a bone", ears and quivers left alone, rigid mode, the edit leaving
- * every other vertex bit-identical, and a second run finding nothing new. */
+ * every other vertex bit-identical, a second run finding nothing new, and the chain's bones
+ * laid along the tail and bound exactly under an unevenly scaled pelvis. */
 #include "test_util.h"
 
 #include "sinew/rig.h"
@@ -201,6 +202,59 @@ static void test_apply_and_rerun(void **state)
     free(truth);
 }
 
+/* A pelvis whose bind frame is scaled unevenly (a rig exported with a squashed hips bone):
+ * the chain's bones are still laid along the tail, and at rest every chain joint's skin matrix
+ * is the identity (its node's TRS composes to exactly its bind). */
+static void test_scaled_pelvis(void **state)
+{
+    (void)state;
+    uint8_t *truth;
+    sinew_model *m = tube_body(TUBE_TAIL, TUBE_NAMES_MIXAMO, &truth);
+    const sinew_vec3 S = sinew_vec3_make(1.3f, 0.7f, 1.1f);
+    sinew_mat4 *ibm = &m->skin.joints[0].inverse_bind; /* Hips, the root: T(-p0) */
+    for (int r = 0; r < 3; r++) /* S^-1 T(-p0): row r over S_r (column-major) */
+        for (int c = 0; c < 4; c++)
+            ibm->m[c * 4 + r] /= (&S.x)[r];
+    m->nodes[0].local.scale = S;
+    sinew_error err;
+    assert_int_equal(sinew_model_update_rest(m, &err), SINEW_OK);
+    const uint32_t nj0 = m->skin.joint_count;
+    sinew_rig_report rep;
+    sinew_rig_plan plan;
+    assert_int_equal(sinew_rig_find_appendages(m, NULL, &rep, &err), SINEW_OK);
+    assert_int_equal(sinew_rig_build_chain(m, NULL, &rep, &plan, &err), SINEW_OK);
+    assert_int_equal(plan.chain_count, 1);
+    assert_int_equal(sinew_rig_apply_model(m, &plan, &err), SINEW_OK);
+    sinew_transform *pose = calloc(m->node_count, sizeof *pose);
+    sinew_mat4 *world = calloc(m->node_count, sizeof *world);
+    sinew_mat4 *skin = calloc(m->skin.joint_count, sizeof *skin);
+    sinew_pose_rest(m, pose);
+    sinew_pose_to_world(m, pose, world);
+    sinew_skin_matrices(m, world, skin);
+    const sinew_mat4 I = sinew_mat4_identity();
+    for (uint32_t j = nj0; j < m->skin.joint_count; j++) {
+        for (int e = 0; e < 16; e++)
+            assert_float_equal(skin[j].m[e], I.m[e], 1e-4f);
+        if (j + 1 < m->skin.joint_count) {
+            const sinew_mat4 *W = &m->skin.joints[j].bind;
+            const sinew_vec3 y = sinew_vec3_normalize_or(
+                sinew_mat4_transform_dir(W, sinew_vec3_make(0, 1, 0)), sinew_vec3_make(0, 0, 0));
+            const sinew_vec3 along = sinew_vec3_normalize_or(
+                sinew_vec3_sub(sinew_mat4_translation(&m->skin.joints[j + 1].bind),
+                               sinew_mat4_translation(W)),
+                sinew_vec3_make(0, 0, 0));
+            assert_true(sinew_vec3_dot(y, along) > 0.9999f);
+        }
+    }
+    free(pose);
+    free(world);
+    free(skin);
+    sinew_rig_plan_free(&plan);
+    sinew_rig_report_free(&rep);
+    sinew_model_free(m);
+    free(truth);
+}
+
 static void test_rigid_mode(void **state)
 {
     (void)state;
@@ -300,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_landmarks_any_names),
         cmocka_unit_test(test_tail_chain),
         cmocka_unit_test(test_apply_and_rerun),
+        cmocka_unit_test(test_scaled_pelvis),
         cmocka_unit_test(test_rigid_mode),
         cmocka_unit_test(test_quiver_and_ears),
         cmocka_unit_test(test_deterministic_and_bad_input),
