@@ -35,6 +35,20 @@ static int count_verdict(const sinew_rig_report *r, sinew_rig_verdict v, uint32_
     return n;
 }
 
+/* Joint j's bind +Y axis (the way Blender's importer draws its bone) points from joint
+ * `from` to joint `to`, within about a degree. */
+static void assert_laid_along(const sinew_model *m, uint32_t j, uint32_t from, uint32_t to)
+{
+    const sinew_vec3 y = sinew_vec3_normalize_or(
+        sinew_mat4_transform_dir(&m->skin.joints[j].bind, sinew_vec3_make(0, 1, 0)),
+        sinew_vec3_make(0, 0, 0));
+    const sinew_vec3 along =
+        sinew_vec3_normalize_or(sinew_vec3_sub(sinew_mat4_translation(&m->skin.joints[to].bind),
+                                               sinew_mat4_translation(&m->skin.joints[from].bind)),
+                                sinew_vec3_make(0, 0, 0));
+    assert_true(sinew_vec3_dot(y, along) > 0.9999f);
+}
+
 static void test_landmarks_any_names(void **state)
 {
     (void)state;
@@ -141,15 +155,10 @@ static void test_apply_and_rerun(void **state)
         assert_int_equal(parent, b == 0 ? 0 : m->skin.joints[nj0 + b - 1].node);
         /* Its +Y axis runs along the bone to the next joint (the bone's direction for
          * Blender's importer); Tail_End keeps Tail_K's frame. */
-        const sinew_mat4 *W = &m->skin.joints[nj0 + b].bind;
-        const sinew_vec3 y = sinew_vec3_normalize_or(
-            sinew_mat4_transform_dir(W, sinew_vec3_make(0, 1, 0)), sinew_vec3_make(0, 0, 0));
-        const sinew_vec3 head = sinew_mat4_translation(W);
-        const sinew_vec3 along = sinew_vec3_normalize_or(
-            b < K ? sinew_vec3_sub(sinew_mat4_translation(&m->skin.joints[nj0 + b + 1].bind), head)
-                  : sinew_vec3_sub(head, sinew_mat4_translation(&m->skin.joints[nj0 + b - 1].bind)),
-            sinew_vec3_make(0, 0, 0));
-        assert_true(sinew_vec3_dot(y, along) > 0.9999f);
+        if (b < K)
+            assert_laid_along(m, nj0 + b, nj0 + b, nj0 + b + 1);
+        else
+            assert_laid_along(m, nj0 + b, nj0 + b - 1, nj0 + b);
     }
     uint32_t changed_outside = 0;
     for (uint32_t v = 0; v < nv; v++) {
@@ -235,16 +244,7 @@ static void test_scaled_pelvis(void **state)
     for (uint32_t j = nj0; j < m->skin.joint_count; j++) {
         for (int e = 0; e < 16; e++)
             assert_float_equal(skin[j].m[e], I.m[e], 1e-4f);
-        if (j + 1 < m->skin.joint_count) {
-            const sinew_mat4 *W = &m->skin.joints[j].bind;
-            const sinew_vec3 y = sinew_vec3_normalize_or(
-                sinew_mat4_transform_dir(W, sinew_vec3_make(0, 1, 0)), sinew_vec3_make(0, 0, 0));
-            const sinew_vec3 along = sinew_vec3_normalize_or(
-                sinew_vec3_sub(sinew_mat4_translation(&m->skin.joints[j + 1].bind),
-                               sinew_mat4_translation(W)),
-                sinew_vec3_make(0, 0, 0));
-            assert_true(sinew_vec3_dot(y, along) > 0.9999f);
-        }
+        if (j + 1 < m->skin.joint_count) assert_laid_along(m, j, j, j + 1);
     }
     free(pose);
     free(world);
