@@ -168,6 +168,7 @@ static void analysis_free(sinew_rig_analysis *a)
     sinew_free(&al, a->wtri_start);
     sinew_free(&al, a->wtri_of);
     sinew_free(&al, a->piece_runs);
+    sinew_free(&al, a->shell_rides);
     rig_runs_free(&a->runs);
     sinew_free(&al, (void *)a->owned_weld);
     sinew_free(&al, a);
@@ -655,15 +656,70 @@ static float radius_at(const rig_run *run, float g)
     return r;
 }
 
-/* Riders (see the header): a piece whose root lies on a chained tail's skin, within the tail's
- * radius there of its walk and short of its root (by a radius, unless a crease places it
- * exactly), sits on the tail (plates modelled as their own shells on a dragon's tail) and is
- * merged into it, to move with its chain. */
-static sinew_result find_riders(const sinew_rig_analysis *a, const sinew_model *m,
-                                sinew_rig_report *rep, sinew_error *err)
+/* 1 when skin rooted at `root` on shell `own_shell` sits on tail piece t (its walk `run`, its
+ * vertices marked t + 1 in in_run): the root lies within the tail's radius there of the tail's
+ * walk, short of the tail's root, and no skin outside that walk and its own shell is nearer.
+ * *at: how far along the tail from its tip it sits (the nearest walk vertex's g). */
+static int sits_on_tail(const sinew_rig_analysis *a, const sinew_model *m,
+                        const sinew_rig_piece *tail, const rig_run *run, const uint32_t *in_run,
+                        uint32_t t, sinew_vec3 root, uint32_t own_shell, float margin, float *at)
+{
+    float best = FLT_MAX, g = 0;
+    for (uint32_t k = 0; k < run->vertex_count; k++) {
+        float d = sinew_vec3_distance(m->mesh.positions[run->vertices[k]], root);
+        if (d < best) best = d, g = run->g[k];
+    }
+    /* Short of the root: a crossing places the root to about a radius, a crease exactly; but
+     * by a creased rim skin on the tail's own surface is the rump's (random seeds 96 and 263:
+     * spikes of their own by the rim ride the tail; 288: a bump on the rump beside it does
+     * not). Near the root the tail is thicker than its median: within the radius of its
+     * section there (seed 263's spike by the rim sat 1.5 median radii from the tail's skin). */
+    const int exact = run->creased && own_shell != a->shell[run->tip];
+    const float root_g = exact ? run->g[run->vertex_count - 1] : run->cut - margin * tail->radius;
+    if (!(best <= fmaxf(tail->radius, radius_at(run, g))) || !(g <= root_g)) return 0;
+    /* ... and on the tail, not on the body beside it */
+    for (uint32_t v = 0; v < a->vertex_count; v++) {
+        if (a->weld[v] != v || a->shell[v] == own_shell || in_run[v] == t + 1) continue;
+        if (sinew_vec3_distance(m->mesh.positions[v], root) < best) return 0;
+    }
+    *at = g;
+    return 1;
+}
+
+/* How far short of a tail's root, in its median radii, a shell too small to be a piece must
+ * sit on it to ride it (find_riders; a piece needs one radius, sits_on_tail). Such a shell's
+ * walk is under 0.02 H, so its root is a point inside it rather than where it stands on the
+ * skin. Measured over random seeds 0-299 with no margin: the spikes on tails sat 7.8 to 48.8
+ * radii short of the root (seeds 60, 83, 150, 161, 175, 267), the spikes on the back beside a
+ * tail's root 0.14 to 2.11 (seeds 23, 60, 129, 161, 205, 207, 293). Safe range 2.2 .. 7.8. */
+#define SMALL_RIDER_MARGIN 3.0f
+
+/* Riders (see the header): a piece whose root sits on a chained tail (sits_on_tail: plates
+ * modelled as their own shells on a dragon's tail) is merged into it, to move with its chain;
+ * so is a shell of its own that is smaller than the tail and too small to be a piece (a spike
+ * shorter than 0.02 H: random seeds 60 and 161, left on the body before), into
+ * a->shell_rides. */
+static sinew_result find_riders(sinew_rig_analysis *a, const sinew_model *m, sinew_rig_report *rep,
+                                sinew_error *err)
 {
     uint32_t *in_run = sinew_alloc(&a->alloc, a->vertex_count + 1, sizeof *in_run);
-    if (!in_run) return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+    uint32_t *shell_size = sinew_alloc(&a->alloc, a->vertex_count + 1, sizeof *shell_size);
+    uint8_t *shell_taken = sinew_alloc(&a->alloc, a->vertex_count + 1, 1);
+    a->shell_rides = sinew_alloc(&a->alloc, a->vertex_count + 1, sizeof *a->shell_rides);
+    if (!in_run || !shell_size || !shell_taken || !a->shell_rides) {
+        sinew_free(&a->alloc, in_run);
+        sinew_free(&a->alloc, shell_size);
+        sinew_free(&a->alloc, shell_taken);
+        return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "tail: out of memory");
+    }
+    for (uint32_t v = 0; v < a->vertex_count; v++)
+        shell_size[a->shell[v]] += a->weld[v] == v;
+    /* the shells a piece walks on: a small walk there is part of that piece's skin */
+    for (uint32_t p = 0; p < rep->piece_count; p++) {
+        const rig_run *run = &a->runs.items[a->piece_runs[p]];
+        for (uint32_t k = 0; k < run->vertex_count; k++)
+            shell_taken[a->shell[run->vertices[k]]] = 1;
+    }
     for (uint32_t t = 0; t < rep->piece_count; t++) {
         sinew_rig_piece *tail = &rep->pieces[t];
         if (tail->verdict != SINEW_RIG_VERDICT_CHAIN && tail->verdict != SINEW_RIG_VERDICT_RIGID)
@@ -676,29 +732,9 @@ static sinew_result find_riders(const sinew_rig_analysis *a, const sinew_model *
             if (q == t || pc->merged_into >= 0 || pc->verdict == SINEW_RIG_VERDICT_CHAIN ||
                 pc->verdict == SINEW_RIG_VERDICT_RIGID || pc->verdict == SINEW_RIG_VERDICT_HEAD)
                 continue;
-            float best = FLT_MAX, g = 0;
-            for (uint32_t k = 0; k < run->vertex_count; k++) {
-                float d = sinew_vec3_distance(m->mesh.positions[run->vertices[k]], pc->root);
-                if (d < best) best = d, g = run->g[k];
-            }
-            /* Short of the root: a crossing places the root to about a radius, a crease
-             * exactly; but by a creased rim skin on the tail's own surface is the rump's
-             * (random seeds 96 and 263: spikes of their own by the rim ride the tail; 288: a
-             * bump on the rump beside it does not). Near the root the tail is thicker than
-             * its median: within the radius of its section there (seed 263's spike by the rim
-             * sat 1.5 median radii from the tail's skin). */
             const uint32_t own_shell = a->shell[a->runs.items[a->piece_runs[q]].tip];
-            const int exact = run->creased && own_shell != a->shell[run->tip];
-            const float root_g = exact ? run->g[run->vertex_count - 1] : run->cut - tail->radius;
-            if (!(best <= fmaxf(tail->radius, radius_at(run, g))) || !(g <= root_g)) continue;
-            /* ... and it sits on the tail, not on the body beside it: no skin outside the
-             * tail's walk and the piece's own shell is nearer its root. */
-            int on_tail = 1;
-            for (uint32_t v = 0; v < a->vertex_count && on_tail; v++) {
-                if (a->weld[v] != v || a->shell[v] == own_shell || in_run[v] == t + 1) continue;
-                on_tail = sinew_vec3_distance(m->mesh.positions[v], pc->root) >= best;
-            }
-            if (!on_tail) continue;
+            float g;
+            if (!sits_on_tail(a, m, tail, run, in_run, t, pc->root, own_shell, 1.0f, &g)) continue;
             pc->merged_into = (int32_t)t;
             pc->rides_on = (int32_t)t;
             pc->verdict = SINEW_RIG_VERDICT_MERGED;
@@ -706,9 +742,31 @@ static sinew_result find_riders(const sinew_rig_analysis *a, const sinew_model *
                      "sits on the tail (piece %u), %.2f of the way from its tip: moves with it", t,
                      (double)(g / run->cut));
             tail->merged_shells += pc->merged_shells;
+            /* what was merged into it rides along (random seed 197: two plates on the tail
+             * merged into a third as overlapping shells, which then rode, and stayed behind
+             * on the body) */
+            for (uint32_t k = 0; k < rep->piece_count; k++)
+                if (rep->pieces[k].merged_into == (int32_t)q) {
+                    rep->pieces[k].merged_into = (int32_t)t;
+                    rep->pieces[k].rides_on = (int32_t)t;
+                }
+        }
+        for (uint32_t i = 0; i < a->runs.count; i++) {
+            const rig_run *small = &a->runs.items[i];
+            const uint32_t own_shell = a->shell[small->tip];
+            float g;
+            if (shell_taken[own_shell] || a->shell_rides[own_shell] ||
+                shell_size[own_shell] >= run->vertex_count ||
+                !sits_on_tail(a, m, tail, run, in_run, t, run_root(small, m), own_shell,
+                              SMALL_RIDER_MARGIN, &g))
+                continue;
+            a->shell_rides[own_shell] = t + 1;
+            tail->merged_shells++;
         }
     }
     sinew_free(&a->alloc, in_run);
+    sinew_free(&a->alloc, shell_size);
+    sinew_free(&a->alloc, shell_taken);
     return SINEW_OK;
 }
 
@@ -770,6 +828,10 @@ static sinew_result own_vertices(sinew_rig_analysis *a, const sinew_model *m, si
                 rep_piece[v] = p;
         }
     }
+    /* a shell too small to be a piece that rides a tail (find_riders) */
+    for (uint32_t v = 0; v < nv; v++)
+        if (a->weld[v] == v && rep_piece[v] == RIG_NONE && a->shell_rides[a->shell[v]])
+            rep_piece[v] = a->shell_rides[a->shell[v]] - 1;
     for (uint32_t v = 0; v < nv; v++) {
         uint32_t p = rep_piece[a->weld[v]];
         rep->vertex_piece[v] = p;

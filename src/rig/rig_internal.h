@@ -63,9 +63,11 @@ typedef struct sinew_rig_analysis {
     uint32_t *wtri;       /* 3 * wtri_count */
     uint32_t *wtri_start; /* vertex_count + 1 */
     uint32_t *wtri_of;
-    rig_runs runs;        /* every walk */
-    uint32_t *piece_runs; /* per report piece: its run */
-    int32_t chain_parent; /* skin joint the chains hang from */
+    rig_runs runs;         /* every walk */
+    uint32_t *piece_runs;  /* per report piece: its run */
+    int32_t chain_parent;  /* skin joint the chains hang from */
+    uint32_t *shell_rides; /* per shell (a representative's a->shell): 1 + the tail piece a
+                              shell too small to be a piece rides (classify.c), else 0 */
 } sinew_rig_analysis;
 
 /* distance.c */
