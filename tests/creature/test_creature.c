@@ -85,15 +85,6 @@ static uint32_t weld_count(const sinew_model *m)
 }
 
 /* Connected components of the triangle graph, by vertex index (no welding) or by weld id. */
-static uint32_t find(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]];
-        x = parent[x];
-    }
-    return x;
-}
-
 static uint32_t islands(const sinew_model *m, const sinew_creature_truth *t, uint32_t piece,
                         int welded)
 {
@@ -107,14 +98,14 @@ static uint32_t islands(const sinew_model *m, const sinew_creature_truth *t, uin
         for (int e = 0; e < 3; e++) {
             uint32_t a = tri[e], b = tri[(e + 1) % 3];
             if (welded) a = m->mesh.weld[a], b = m->mesh.weld[b];
-            a = find(parent, a), b = find(parent, b);
+            a = test_find_root(parent, a), b = test_find_root(parent, b);
             if (a != b) parent[a] = b;
         }
     }
     uint32_t count = 0;
     for (uint32_t v = 0; v < n; v++) {
         uint32_t r = welded ? m->mesh.weld[v] : v;
-        if (t->vertex_piece[v] == piece && r == v && find(parent, v) == v) count++;
+        if (t->vertex_piece[v] == piece && r == v && test_find_root(parent, v) == v) count++;
     }
     free(parent);
     return count;

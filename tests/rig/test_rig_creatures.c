@@ -227,45 +227,18 @@ static void test_welded_rim(void **s)
     check_welded_rim(241);
 }
 
-/* The root of v's set (union-find with path halving). */
-static uint32_t find_set(uint32_t *parent, uint32_t v)
-{
-    while (parent[v] != v)
-        v = parent[v] = parent[parent[v]];
-    return v;
-}
-
-static const sinew_vec3 *sort_positions;
-
-static int by_position(const void *x, const void *y)
-{
-    const sinew_vec3 a = sort_positions[*(const uint32_t *)x],
-                     b = sort_positions[*(const uint32_t *)y];
-    if (a.x != b.x) return a.x < b.x ? -1 : 1;
-    if (a.y != b.y) return a.y < b.y ? -1 : 1;
-    return (a.z > b.z) - (a.z < b.z);
-}
-
-/* Each vertex's shell: its set of vertices joined by triangles or by sharing a position (the
- * copies an exporter splits at seams), named by one of them. */
+/* Each vertex's shell: its weld id's set of vertices joined by triangles (the mesh's weld
+ * joins the copies an exporter splits at seams), named by one of them. */
 static void mesh_shells(const sinew_mesh *mesh, uint32_t *shell)
 {
-    uint32_t *order = malloc(mesh->vertex_count * sizeof *order);
-    assert_non_null(order);
     for (uint32_t v = 0; v < mesh->vertex_count; v++)
-        shell[v] = order[v] = v;
-    sort_positions = mesh->positions;
-    qsort(order, mesh->vertex_count, sizeof *order, by_position);
-    for (uint32_t k = 1; k < mesh->vertex_count; k++)
-        if (!by_position(&order[k - 1], &order[k]))
-            shell[find_set(shell, order[k])] = find_set(shell, order[k - 1]);
-    free(order);
+        shell[v] = v;
     for (uint32_t t = 0; t < mesh->triangle_count; t++)
         for (int e = 1; e < 3; e++)
-            shell[find_set(shell, mesh->triangles[3 * t + e])] =
-                find_set(shell, mesh->triangles[3 * t]);
+            shell[test_find_root(shell, mesh->weld[mesh->triangles[3 * t + e]])] =
+                test_find_root(shell, mesh->weld[mesh->triangles[3 * t]]);
     for (uint32_t v = 0; v < mesh->vertex_count; v++)
-        shell[v] = find_set(shell, v);
+        shell[v] = test_find_root(shell, mesh->weld[v]);
 }
 
 /* Plates and spikes modelled as shells of their own on a tail move with it, and those on the
@@ -292,17 +265,19 @@ static void check_riders(uint64_t seed, uint32_t want_on_tail, uint32_t want_oth
     const uint32_t p = plan.chains[0].piece, n = m->mesh.vertex_count;
     /* the shells (connected by triangles, welded where positions meet) */
     uint32_t *shell = malloc(n * sizeof *shell);
+    uint32_t *count = calloc(3 * (size_t)n, sizeof *count); /* per shell: size, tail, chained */
     assert_non_null(shell);
+    assert_non_null(count);
     mesh_shells(&m->mesh, shell);
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t *c = &count[3 * (size_t)shell[v]];
+        c[0]++;
+        c[1] += truth.vertex_piece[v] == truth.tail_piece;
+        c[2] += rep.vertex_piece[v] == p;
+    }
     uint32_t on_tail = 0, riding = 0, wrong = 0;
     for (uint32_t s = 0; s < n; s++) {
-        uint32_t size = 0, tail = 0, chained = 0;
-        for (uint32_t v = 0; v < n; v++) {
-            if (shell[v] != s) continue;
-            size++;
-            tail += truth.vertex_piece[v] == truth.tail_piece;
-            chained += rep.vertex_piece[v] == p;
-        }
+        const uint32_t size = count[3 * s], tail = count[3 * s + 1], chained = count[3 * s + 2];
         if (!size || (tail && tail < size)) continue; /* none, or the body with a tail on it */
         if (tail)
             on_tail++, riding += chained == size;
@@ -315,6 +290,7 @@ static void check_riders(uint64_t seed, uint32_t want_on_tail, uint32_t want_oth
     assert_int_equal(riding, on_tail);
     assert_int_equal(wrong, want_others);
     free(shell);
+    free(count);
     sinew_rig_plan_free(&plan);
     sinew_rig_report_free(&rep);
     sinew_creature_truth_free(&truth);
