@@ -70,7 +70,9 @@
 //   Border window (info, notail): the range of geodesic cuts from the tail's tip that would meet
 //     both mask bars, beside the mean length of the edges crossing the artist's border and the
 //     cut that best matches sinew's mask (see borderWindow); it shows how many rings of vertices
-//     the bars leave for placing the border.
+//     the bars leave for placing the border; and recall and precision over the skin more than
+//     one edge from the artist's border (R/P off the ring), which says whether sinew and the
+//     artist disagree anywhere but in the border's own ring.
 //   Cross-check: on two artist files (Fox.glb and quaternius_TRex.glb, their walk clips) the
 //     harness's stretch at 24 moments with sinew stretch's mask (dominated by a joint named
 //     *tail*) must match `sinew stretch FILE --json --clip WALK --samples 24` within 0.01 on
@@ -1033,9 +1035,24 @@ function borderWindow(rig, truth, mine) {
   let edgeSum = 0, edges = 0;
   for (let k = 0; k < e.length; k += 2)
     if (inTruth[e[k]] !== inTruth[e[k + 1]]) { edgeSum += len(e[k], e[k + 1]); edges++; }
+  // Recall and precision with the truth's border ring left out: skin one edge from the other
+  // side of the artist's border (on either side) counts for neither, so what remains says
+  // whether sinew and the artist disagree beyond the border's own ring.
+  const ring = new Uint8Array(n);
+  for (let v = 0; v < n; v++) {
+    if (w[v] !== v) continue;
+    const a = adj[v];
+    for (let k = 0; k < a.length; k += 2) if (inTruth[a[k]] !== inTruth[v]) ring[v] = 1;
+  }
+  let rt = 0, rm = 0, rb = 0;
+  for (let v = 0; v < n; v++) {
+    if (!rig.used[w[v]] || ring[w[v]]) continue;
+    rt += truth[v], rm += mine[v], rb += truth[v] && mine[v] ? 1 : 0;
+  }
   const H = rig.size.scale;
   return { lo: Number.isFinite(lo) ? lo / H : null, hi: Number.isFinite(hi) ? hi / H : null,
-           best, sinew: sinewAt / H, edge: edges ? edgeSum / edges / H : null };
+           best, sinew: sinewAt / H, edge: edges ? edgeSum / edges / H : null,
+           ringRecall: rt ? rb / rt : NaN, ringPrecision: rm ? rb / rm : 0 };
 }
 
 function describeBorder(b) {
@@ -1474,15 +1491,18 @@ function printSummary(results, samples) {
   const borders = results.filter((r) => r.metrics.border);
   if (borders.length === 0) return;
   console.log('\n== border windows (info): geodesic cuts from the tail tip meeting recall and precision >= 0.95, in H');
-  console.log([pad('model', W), lpad('window', 17), lpad('width', 7), lpad('border edge', 11), lpad('width/edge', 10), lpad('sinew', 7)].join(' '));
+  console.log([pad('model', W), lpad('window', 17), lpad('width', 7), lpad('border edge', 11), lpad('width/edge', 10), lpad('sinew', 7),
+    lpad('R/P off the ring', 17)].join(' '));
   for (const r of borders) {
     const b = r.metrics.border;
     const win = b.lo === null ? `none (best ${f3(b.best)})` : `${b.lo.toFixed(3)}..${b.hi.toFixed(3)}`;
     const width = b.lo === null ? NaN : b.hi - b.lo;
     console.log([pad(r.name, W), lpad(win, 17), lpad(Number.isFinite(width) ? width.toFixed(4) : '-', 7),
       lpad(b.edge === null ? '-' : b.edge.toFixed(4), 11),
-      lpad(Number.isFinite(width) && b.edge ? (width / b.edge).toFixed(2) : '-', 10), lpad(b.sinew.toFixed(3), 7)].join(' '));
+      lpad(Number.isFinite(width) && b.edge ? (width / b.edge).toFixed(2) : '-', 10), lpad(b.sinew.toFixed(3), 7),
+      lpad(`${f3(b.ringRecall)}/${f3(b.ringPrecision)}`, 17)].join(' '));
   }
+  console.log("  R/P off the ring: recall/precision over the skin more than one edge from the artist's border");
 }
 
 // ---------------------------------------------------------------------------------------------
