@@ -333,9 +333,9 @@ static void mesh_shells(const sinew_mesh *mesh, uint32_t *shell)
  * before); 197 four plates and its tail's fur, two of the plates merged into a third as
  * overlapping shells (left on the body when that third rode the tail); 161 four spikes and a
  * tail modelled as its own shell, one spike too short to be a piece; 23 none, and like 161
- * spikes on the back beside the tail's root. One error is known and counted: 197's last plate
- * on the back, welded to the body, walks on down the rump into the skin the tail's walk took
- * beyond its rim (precision 0.90), and rides the tail. */
+ * spikes on the back beside the tail's root. (197's plate on the back rode the tail too while
+ * the back's plates began where the tail leaves it: the creature generator starts them clear
+ * of the tail's root now, since that plate's skin was as much the tail's as the back's.) */
 static void check_riders(uint64_t seed, uint32_t want_on_tail, uint32_t want_others)
 {
     sinew_model *m = NULL;
@@ -386,7 +386,7 @@ static void test_riders(void **s)
 {
     (void)s;
     check_riders(60, 2, 0);
-    check_riders(197, 5, 1);
+    check_riders(197, 5, 0);
     check_riders(23, 0, 0);
     check_riders(161, 5, 0);
 }
