@@ -7,6 +7,7 @@
  * whichever way the triangles wind. */
 #include "test_util.h"
 
+#include "one_chain.h"
 #include "sinew/creature.h"
 #include "sinew/rig.h"
 
@@ -181,10 +182,7 @@ static void chain_agreement(sinew_model *m, const sinew_creature_truth *truth, d
 {
     sinew_rig_report rep;
     sinew_rig_plan plan;
-    sinew_error err;
-    assert_int_equal(sinew_rig_find_appendages(m, NULL, &rep, &err), SINEW_OK);
-    assert_int_equal(sinew_rig_build_chain(m, NULL, &rep, &plan, &err), SINEW_OK);
-    assert_int_equal(plan.chain_count, 1);
+    test_one_chain(m, &rep, &plan);
     const uint32_t p = plan.chains[0].piece;
     uint32_t t = 0, f = 0, both = 0;
     for (uint32_t v = 0; v < truth->vertex_count; v++) {

@@ -12,8 +12,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "one_chain.h"
 #include "sinew/document.h"
 #include "sinew/rig.h"
+#include "split_mesh.h"
 
 static int has_tail(const char *name)
 {
@@ -92,9 +94,7 @@ static void tail_one_chain(sinew_document *doc, const sinew_model *m, sinew_rig_
                            sinew_rig_plan *plan)
 {
     sinew_error err;
-    assert_int_equal(sinew_rig_find_appendages(m, NULL, rep, &err), SINEW_OK);
-    assert_int_equal(sinew_rig_build_chain(m, NULL, rep, plan, &err), SINEW_OK);
-    assert_int_equal(plan->chain_count, 1);
+    test_one_chain(m, rep, plan);
     assert_int_equal(sinew_rig_apply_document(doc, m, plan, &err), SINEW_OK);
 }
 
@@ -188,27 +188,102 @@ static void check_one(const char *dir, const char *name, const char *tmp)
     sinew_document_free(doc);
 }
 
-static void test_notail_models(void **state)
+/* The .glb files in the models' notail/ folder (at least four), into names; skips the test
+ * when the models are absent. Returns how many, and the models' folder in *dir. */
+static int notail_names(const char **dir, char names[32][TEST_NAME_SIZE])
 {
-    (void)state;
-    const char *dir = test_models_dir();
-    if (!dir) test_skip();
+    *dir = test_models_dir();
+    if (!*dir) test_skip();
     char sub[1024];
-    snprintf(sub, sizeof sub, "%s/notail", dir);
-    char names[32][TEST_NAME_SIZE];
+    snprintf(sub, sizeof sub, "%s/notail", *dir);
     const int n = test_glb_files(sub, "", names, 32);
     if (n < 0) {
         fprintf(stderr, "note: %s is absent: skipping\n", sub);
         test_skip();
     }
+    assert_true(n >= 4);
+    return n;
+}
+
+static void test_notail_models(void **state)
+{
+    (void)state;
+    const char *dir;
+    char names[32][TEST_NAME_SIZE];
+    const int n = notail_names(&dir, names);
     char tmp[256];
     assert_non_null(test_tmpdir(tmp, sizeof tmp));
-    assert_true(n >= 4);
     for (int i = 0; i < n; i++)
         check_one(dir, names[i], tmp);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     assert_int_equal(system(cmd), 0);
+}
+
+/* The skin of the one chain sinew builds on m: mask[v] = 1 when v's heaviest joint is one of
+ * the chain's (as the acceptance test reads a played file), else 0. */
+static void chain_mask(const sinew_model *m, uint8_t *mask)
+{
+    sinew_rig_report rep;
+    sinew_rig_plan plan;
+    test_one_chain(m, &rep, &plan);
+    for (uint32_t v = 0; v < m->mesh.vertex_count; v++) {
+        const size_t o = (size_t)v * SINEW_MAX_INFLUENCES;
+        int heaviest = 0;
+        for (int k = 1; k < SINEW_MAX_INFLUENCES; k++)
+            if (plan.weights[o + (size_t)k] > plan.weights[o + (size_t)heaviest]) heaviest = k;
+        mask[v] = plan.joints[o + (size_t)heaviest] >= m->skin.joint_count;
+    }
+    sinew_rig_plan_free(&plan);
+    sinew_rig_report_free(&rep);
+}
+
+/* The border does not move with the mesh's resolution: on copies of every notail model split
+ * once and twice at edge midpoints (the same surface, four and sixteen times the triangles),
+ * the chain's skin is the original's, split the same way (a midpoint between the original's
+ * tail and body skin may go either way and is not counted), to within SPLIT_DRIFT in recall
+ * and precision. Twice a rule reading folds from the mesh's vertices passed the random
+ * creatures and failed here: the midpoints along a low-poly crease all read as folds where
+ * the coarse mesh's vertices did not (docs/appendages.md); the second, measured here, gave
+ * the Khronos fox split once precision 0.847. Measured today on the twelve notail files, the
+ * least is 0.943 (the Khronos fox's precision split twice: its crossing moves 0.005 H out as
+ * the finer edges shorten the walk's geodesic distances), then 0.956 (the TRex's split once)
+ * and 0.974 (the wolf's recall); everything else 0.986 or more. */
+#define SPLIT_DRIFT 0.07
+static void test_split_copies(void **state)
+{
+    (void)state;
+    const char *dir;
+    char names[32][TEST_NAME_SIZE];
+    const int n = notail_names(&dir, names);
+    for (int i = 0; i < n; i++) {
+        char in[8800];
+        snprintf(in, sizeof in, "%s/notail/%s", dir, names[i]);
+        sinew_model *m = load(in, NULL);
+        assert_non_null(m);
+        uint8_t *first = malloc(m->mesh.vertex_count);
+        assert_non_null(first);
+        chain_mask(m, first);
+        for (int level = 1; level <= 2; level++) {
+            assert_true(split_mesh(m, &first));
+            const uint32_t nv = m->mesh.vertex_count;
+            uint8_t *mask = malloc(nv);
+            assert_non_null(mask);
+            chain_mask(m, mask);
+            uint32_t t = 0, f = 0, both = 0;
+            for (uint32_t v = 0; v < nv; v++) {
+                if (first[v] == SPLIT_EITHER) continue;
+                t += first[v], f += mask[v], both += first[v] && mask[v];
+            }
+            const double recall = (double)both / t, precision = (double)both / f;
+            fprintf(stderr, "  %-32s split %d (%6u vertices): recall %.3f precision %.3f\n",
+                    names[i], level, nv, recall, precision);
+            assert_true(recall >= 1 - SPLIT_DRIFT && precision >= 1 - SPLIT_DRIFT);
+            free(mask);
+        }
+        free(first);
+        sinew_model_free(m);
+    }
 }
 
 /* notail/Fox.glb with a second node showing its mesh through an exact copy of its skin, as
@@ -391,10 +466,9 @@ static void test_nothing_to_do(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_landmarks),
-        cmocka_unit_test(test_nothing_to_do),
-        cmocka_unit_test(test_notail_models),
-        cmocka_unit_test(test_tail_on_skin_copies),
+        cmocka_unit_test(test_landmarks),     cmocka_unit_test(test_nothing_to_do),
+        cmocka_unit_test(test_notail_models), cmocka_unit_test(test_tail_on_skin_copies),
+        cmocka_unit_test(test_split_copies),
     };
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
