@@ -116,9 +116,6 @@ static inline int test_file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-/* The .glb files of `folder`, sorted by name, as "<prefix><name>" into names (at most `max`
- * of TEST_NAME_SIZE bytes each); returns how many, or -1 when the folder cannot be opened. */
-#define TEST_NAME_SIZE 256
 /* The root of x's set in a union-find forest (path halving). */
 static inline uint32_t test_find_root(uint32_t *parent, uint32_t x)
 {
@@ -127,6 +124,9 @@ static inline uint32_t test_find_root(uint32_t *parent, uint32_t x)
     return x;
 }
 
+/* The .glb files of `folder`, sorted by name, as "<prefix><name>" into names (at most `max`
+ * of TEST_NAME_SIZE bytes each); returns how many, or -1 when the folder cannot be opened. */
+#define TEST_NAME_SIZE 256
 static inline int test_compare_names(const void *a, const void *b)
 {
     return strcmp((const char *)a, (const char *)b);

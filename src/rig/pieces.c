@@ -166,6 +166,23 @@ static int mark_open(const sinew_rig_analysis *a, const sinew_model *m, const ui
     return 1;
 }
 
+/* Appends the pair (v, w) to a growing array of pairs; 0 when out of memory. */
+static int add_pair(const sinew_allocator *al, uint32_t **pairs, uint32_t *count,
+                    uint32_t *capacity, uint32_t v, uint32_t w)
+{
+    if (*count == *capacity) {
+        const uint32_t cap = *capacity ? 2 * *capacity : 256;
+        uint32_t *grown = sinew_alloc(al, 2 * (size_t)cap, sizeof *grown);
+        if (!grown) return 0;
+        if (*count) memcpy(grown, *pairs, 2 * (size_t)*count * sizeof *grown);
+        sinew_free(al, *pairs);
+        *pairs = grown, *capacity = cap;
+    }
+    (*pairs)[2 * *count] = v, (*pairs)[2 * *count + 1] = w;
+    (*count)++;
+    return 1;
+}
+
 sinew_result rig_weld_tolerant(sinew_rig_analysis *a, const sinew_model *m, float tol,
                                sinew_error *err)
 {
@@ -211,17 +228,8 @@ sinew_result rig_weld_tolerant(sinew_rig_analysis *a, const sinew_model *m, floa
                             cell[3 * w + 1] == cell[3 * v + 1] + dy &&
                             cell[3 * w + 2] == cell[3 * v + 2] + dz &&
                             sinew_vec3_distance(p[v], p[w]) <= tol) {
-                            if (pair_count == pair_capacity) {
-                                const uint32_t cap = pair_capacity ? 2 * pair_capacity : 256;
-                                uint32_t *grown =
-                                    sinew_alloc(&a->alloc, 2 * (size_t)cap, sizeof *grown);
-                                if (!grown) goto oom;
-                                if (pair_count)
-                                    memcpy(grown, pairs, 2 * (size_t)pair_count * sizeof *pairs);
-                                sinew_free(&a->alloc, pairs);
-                                pairs = grown, pair_capacity = cap;
-                            }
-                            pairs[2 * pair_count] = v, pairs[2 * pair_count++ + 1] = w;
+                            if (!add_pair(&a->alloc, &pairs, &pair_count, &pair_capacity, v, w))
+                                goto oom;
                             cand[v] = cand[w] = 1;
                         }
                 }
