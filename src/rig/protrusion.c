@@ -65,8 +65,8 @@ typedef struct walker {
     uint32_t max_sections;
     uint32_t *order; /* settled vertices of the current walk, in order */
     float step, edge_max, limit;
-    float *concavity;                /* per representative (crease.c) */
     uint32_t *crease_region, *queue; /* per vertex: rig_crease_cut's stamp and queue */
+    int bridging;                    /* creases with gaps are bridged (rig_fold_bridge) */
 } walker;
 
 /* 1 when the welded edge u-w borders a single triangle (the mesh's boundary). */
@@ -319,10 +319,17 @@ static sinew_result walk(walker *w, uint32_t tip, rig_run *run, sinew_error *err
              finished++)
             w->sections[finished] = finish_section(w, finished, origin);
     }
-    const float crease =
-        met_body ? rig_crease_cut(a, &w->geo, w->concavity, tip, cut - CREASE_BEFORE * root_radius,
-                                  reach, w->crease_region, w->stamp, w->queue)
-                 : -1;
+    const float from = cut - CREASE_BEFORE * root_radius;
+    float crease = met_body ? rig_crease_cut(a, &w->geo, tip, from, reach, w->crease_region,
+                                             w->stamp, w->queue)
+                            : -1;
+    if (crease < 0 && met_body && w->bridging) {
+        for (uint32_t i = 0; i < settled; i++) /* forget the flood that leaked */
+            w->crease_region[w->order[i]] = 0;
+        crease = rig_fold_bridge(a, w->m, &w->geo, tip, from, reach, root_radius, w->crease_region,
+                                 w->stamp, w->queue, err);
+        if (crease < -1) return SINEW_ERR_OUT_OF_MEMORY;
+    }
     if (crease > 0) cut = crease;
     /* Keep the open sections (up to the cut) and the skin in the run (see in_run). */
     uint32_t ns = 0;
@@ -402,6 +409,53 @@ static int cmp_tip(const void *x, const void *y)
     return (a->v > b->v) - (a->v < b->v);
 }
 
+static void walker_close(walker *w)
+{
+    const sinew_rig_analysis *a = w->a;
+    rig_geodesic_free(&w->geo);
+    sinew_free(&a->alloc, w->tri_stamp);
+    sinew_free(&a->alloc, w->sums);
+    sinew_free(&a->alloc, w->sections);
+    sinew_free(&a->alloc, w->order);
+    sinew_free(&a->alloc, w->crease_region);
+    sinew_free(&a->alloc, w->queue);
+}
+
+/* A walker over the analysis's graph; `bridging`: creases with gaps are bridged. */
+static sinew_result walker_open(walker *w, const sinew_rig_analysis *a, const sinew_model *m,
+                                float H, int bridging, sinew_error *err)
+{
+    const uint32_t nv = a->vertex_count;
+    memset(w, 0, sizeof *w);
+    w->a = a;
+    w->m = m;
+    w->step = SECTION_STEP * H;
+    w->limit = WALK_LIMIT * H;
+    w->max_sections = (uint32_t)(WALK_LIMIT / SECTION_STEP) + 2;
+    w->edge_max = a->edge_max;
+    w->bridging = bridging;
+    w->tri_stamp = sinew_alloc(&a->alloc, (size_t)a->wtri_count + 1, sizeof *w->tri_stamp);
+    w->sums = sinew_alloc(&a->alloc, w->max_sections + 1, sizeof *w->sums);
+    w->sections = sinew_alloc(&a->alloc, w->max_sections + 1, sizeof *w->sections);
+    w->order = sinew_alloc(&a->alloc, nv + 1, sizeof *w->order);
+    w->crease_region = sinew_alloc(&a->alloc, nv + 1, sizeof *w->crease_region);
+    w->queue = sinew_alloc(&a->alloc, nv + 1, sizeof *w->queue);
+    sinew_result r = SINEW_OK;
+    if (!w->tri_stamp || !w->sums || !w->sections || !w->order || !w->crease_region || !w->queue)
+        r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "protrusions: out of memory");
+    else
+        r = rig_geodesic_init(&w->geo, a, m, err);
+    if (r != SINEW_OK) walker_close(w);
+    return r;
+}
+
+static void run_free(const sinew_rig_analysis *a, rig_run *run)
+{
+    sinew_free(&a->alloc, run->sections);
+    sinew_free(&a->alloc, run->vertices);
+    sinew_free(&a->alloc, run->g);
+}
+
 sinew_result rig_find_runs(const sinew_rig_analysis *a, const sinew_model *m, float H,
                            int32_t pelvis, rig_runs *out, sinew_error *err)
 {
@@ -409,35 +463,15 @@ sinew_result rig_find_runs(const sinew_rig_analysis *a, const sinew_model *m, fl
     out->alloc = a->alloc;
     const uint32_t nv = a->vertex_count;
     walker w;
-    memset(&w, 0, sizeof w);
-    w.a = a;
-    w.m = m;
-    w.step = SECTION_STEP * H;
-    w.limit = WALK_LIMIT * H;
-    w.max_sections = (uint32_t)(WALK_LIMIT / SECTION_STEP) + 2;
-    for (uint32_t v = 0; v < nv; v++)
-        for (uint32_t k = a->adj_start[v]; k < a->adj_start[v + 1]; k++)
-            w.edge_max = fmaxf(w.edge_max, sinew_vec3_distance(m->mesh.positions[v],
-                                                               m->mesh.positions[a->adj[k]]));
+    sinew_result r = walker_open(&w, a, m, H, 0, err);
+    if (r != SINEW_OK) return r;
     float *g0 = sinew_alloc(&a->alloc, nv + 1, sizeof *g0);
     uint8_t *covered = sinew_alloc(&a->alloc, nv + 1, 1);
     tip_candidate *tips = sinew_alloc(&a->alloc, nv + 1, sizeof *tips);
-    w.tri_stamp = sinew_alloc(&a->alloc, (size_t)a->wtri_count + 1, sizeof *w.tri_stamp);
-    w.sums = sinew_alloc(&a->alloc, w.max_sections + 1, sizeof *w.sums);
-    w.sections = sinew_alloc(&a->alloc, w.max_sections + 1, sizeof *w.sections);
-    w.order = sinew_alloc(&a->alloc, nv + 1, sizeof *w.order);
-    w.concavity = sinew_alloc(&a->alloc, nv + 1, sizeof *w.concavity);
-    w.crease_region = sinew_alloc(&a->alloc, nv + 1, sizeof *w.crease_region);
-    w.queue = sinew_alloc(&a->alloc, nv + 1, sizeof *w.queue);
-    sinew_result r = SINEW_OK;
-    if (!g0 || !covered || !tips || !w.tri_stamp || !w.sums || !w.sections || !w.order ||
-        !w.concavity || !w.crease_region || !w.queue) {
+    if (!g0 || !covered || !tips) {
         r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "protrusions: out of memory");
         goto done;
     }
-    if ((r = rig_geodesic_init(&w.geo, a, m, err)) != SINEW_OK ||
-        (r = rig_concavity(a, m, w.concavity, err)) != SINEW_OK)
-        goto done;
     sinew_vec3 pelvis_at = pelvis >= 0 ? rig_joint_position(m, (uint32_t)pelvis)
                                        : sinew_vec3_lerp(m->size.min, m->size.max, 0.5f);
     if ((r = shell_distances(a, m, &w.geo, pelvis_at, g0, err)) != SINEW_OK) goto done;
@@ -461,9 +495,7 @@ sinew_result rig_find_runs(const sinew_rig_analysis *a, const sinew_model *m, fl
             uint32_t cap = out->capacity ? 2 * out->capacity : 16;
             rig_run *items = sinew_alloc(&a->alloc, cap, sizeof *items);
             if (!items) {
-                sinew_free(&a->alloc, run.sections);
-                sinew_free(&a->alloc, run.vertices);
-                sinew_free(&a->alloc, run.g);
+                run_free(a, &run);
                 r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "protrusions: out of memory");
                 goto done;
             }
@@ -475,17 +507,34 @@ sinew_result rig_find_runs(const sinew_rig_analysis *a, const sinew_model *m, fl
         out->items[out->count++] = run;
     }
 done:
-    rig_geodesic_free(&w.geo);
+    walker_close(&w);
     sinew_free(&a->alloc, g0);
     sinew_free(&a->alloc, covered);
     sinew_free(&a->alloc, tips);
-    sinew_free(&a->alloc, w.tri_stamp);
-    sinew_free(&a->alloc, w.sums);
-    sinew_free(&a->alloc, w.sections);
-    sinew_free(&a->alloc, w.order);
-    sinew_free(&a->alloc, w.concavity);
-    sinew_free(&a->alloc, w.crease_region);
-    sinew_free(&a->alloc, w.queue);
     if (r != SINEW_OK) rig_runs_free(out);
     return r;
+}
+
+sinew_result rig_bridge_run(const sinew_rig_analysis *a, const sinew_model *m, float H,
+                            rig_run *run, int *bridged, sinew_error *err)
+{
+    *bridged = 0;
+    walker w;
+    sinew_result r = walker_open(&w, a, m, H, 1, err);
+    if (r != SINEW_OK) return r;
+    rig_run fresh;
+    r = walk(&w, run->tip, &fresh, err);
+    walker_close(&w);
+    if (r != SINEW_OK) {
+        run_free(a, &fresh);
+        return r;
+    }
+    if (fresh.creased && !run->creased) {
+        run_free(a, run);
+        *run = fresh;
+        *bridged = 1;
+    } else {
+        run_free(a, &fresh);
+    }
+    return SINEW_OK;
 }

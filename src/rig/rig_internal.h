@@ -63,6 +63,13 @@ typedef struct sinew_rig_analysis {
     uint32_t *wtri;       /* 3 * wtri_count */
     uint32_t *wtri_start; /* vertex_count + 1 */
     uint32_t *wtri_of;
+    /* crease.c (rig_measure_surface), per representative: concavity, outward unit normal and
+     * area; and the longest welded edge */
+    float *concavity;
+    sinew_vec3 *normals;
+    float *area;             /* a third of the area of its triangles */
+    sinew_vec3 *area_normal; /* a third of their outward area-normals */
+    float edge_max;
     rig_runs runs;         /* every walk */
     uint32_t *piece_runs;  /* per report piece: its run */
     int32_t chain_parent;  /* skin joint the chains hang from */
@@ -125,11 +132,11 @@ void rig_geodesic_seed(rig_geodesic *geo, uint32_t v, float g);
 /* Settles the next nearest vertex; returns 0 when the walk has reached everything it can. */
 int rig_geodesic_next(rig_geodesic *geo, uint32_t *v, float *g);
 
-/* crease.c: how far each representative's welded neighbours' mean lies inside the surface
- * (above its tangent plane, outward normals), over their mean distance from it: > 0 where the
- * surface folds inwards, < 0 where it is convex; 0 for other vertices. */
-sinew_result rig_concavity(const sinew_rig_analysis *a, const sinew_model *m, float *out,
-                           sinew_error *err);
+/* crease.c: fills a->concavity (how far each representative's welded neighbours' mean lies
+ * inside the surface, above its tangent plane, over their mean distance from it: > 0 where the
+ * surface folds inwards, < 0 where it is convex; 0 for other vertices), a->normals (outward:
+ * each shell turned by its signed volume) and a->edge_max. */
+sinew_result rig_measure_surface(sinew_rig_analysis *a, const sinew_model *m, sinew_error *err);
 /* A crease: concavity above RIG_CREASE_FOLD. The neighbours' mean sits that fraction of an
  * edge inside the tangent plane at a fold of about 15 degrees. Measured on the 125 welded
  * tails of random creatures 0-299, the rim's median vertex reads 0.23 (0.03 at the tenth
@@ -143,14 +150,47 @@ sinew_result rig_concavity(const sinew_rig_analysis *a, const sinew_model *m, fl
  * skin's last ring, as a rigger's border runs along a fold). Marks it region[v] = stamp
  * (`queue` holds vertex_count entries) and returns the crease's mean distance from the tip,
  * or -1 when no crease closes around the tip before `reach` (the flood got there). */
-float rig_crease_cut(const sinew_rig_analysis *a, const rig_geodesic *geo, const float *concavity,
-                     uint32_t tip, float from, float reach, uint32_t *region, uint32_t stamp,
-                     uint32_t *queue);
+float rig_crease_cut(const sinew_rig_analysis *a, const rig_geodesic *geo, uint32_t tip, float from,
+                     float reach, uint32_t *region, uint32_t stamp, uint32_t *queue);
+
+/* crease.c: a crease with gaps, bridged: the cheapest ring of skin around the tip between `from`
+ * and `reach` (a minimum vertex cut, folds at the root's scale nearly free), taken when folds
+ * make up most of its length. Marks and returns as rig_crease_cut; -1 when no such ring. */
+float rig_fold_bridge(const sinew_rig_analysis *a, const sinew_model *m, const rig_geodesic *geo,
+                      uint32_t tip, float from, float reach, float root_radius, uint32_t *region,
+                      uint32_t stamp, uint32_t *queue, sinew_error *err);
+
+/* maxflow.c: maximum flow (push-relabel) over a graph of node_count nodes. */
+#define RIG_FLOW_INFINITE 1e300
+typedef struct rig_flow {
+    sinew_allocator alloc;
+    uint32_t node_count, arc_count, arc_capacity;
+    uint32_t *from, *to, *reverse; /* per arc (packed by tail when the flow runs) */
+    uint32_t *start;               /* node_count + 1: each node's arcs, once packed */
+    uint32_t *it, *queue, *label;
+    double *cap, *excess, largest;
+} rig_flow;
+/* Room for `arcs` arcs (each with its reverse). */
+sinew_result rig_flow_init(rig_flow *f, const sinew_allocator *alloc, uint32_t nodes, uint32_t arcs,
+                           sinew_error *err);
+void rig_flow_free(rig_flow *f);
+/* An arc u -> v (RIG_FLOW_INFINITE: never cut). */
+void rig_flow_arc(rig_flow *f, uint32_t u, uint32_t v, double cap);
+/* The maximum flow from s to t (RIG_FLOW_INFINITE when an uncuttable path joins them; -1
+ * out of memory). Runs once. */
+double rig_flow_max(rig_flow *f, uint32_t s, uint32_t t);
+/* After rig_flow_max: 1 when v is on s's side of the minimum cut (t cannot be reached from
+ * it: of the minimum cuts, the one nearest t). */
+int rig_flow_source_side(const rig_flow *f, uint32_t v);
 
 /* Walks every tip of the surface (see protrusion.c); one run per walk, farthest tip first. */
 sinew_result rig_find_runs(const sinew_rig_analysis *a, const sinew_model *m, float H,
                            int32_t pelvis, rig_runs *out, sinew_error *err);
 void rig_runs_free(rig_runs *runs);
+/* Walks `run`'s tip again bridging a crease with gaps (rig_fold_bridge); where one closes
+ * (*bridged = 1) the run is replaced by the walk it bounds. */
+sinew_result rig_bridge_run(const sinew_rig_analysis *a, const sinew_model *m, float H,
+                            rig_run *run, int *bridged, sinew_error *err);
 /* qsort comparator for floats, ascending. */
 int rig_compare_floats(const void *x, const void *y);
 

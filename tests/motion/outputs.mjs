@@ -19,10 +19,16 @@
 //             judged: the others, where Blender legitimately differs because it interpolates
 //             quaternion components linearly and glTF slerps. Where Blender puts the body
 //             itself somewhere else than glTF says, on the untouched input too (seen: the
-//             Sketchfab ToonCat, whose parent bone Blender places 4.2e-4 of the diagonal off
-//             in the file's pose, input and output alike), the tail is judged against the
-//             parent's head as Blender places it, and the output's body must sit where Blender
-//             puts the input's (the parent's head in the file's pose, within BLENDER_ON_KEY).
+//             Sketchfab ToonCat, whose parent bone Blender places 3.9e-4 of the diagonal off
+//             in the file's pose), the tail is judged against the parent's head as Blender
+//             places it, and the output's body must sit no farther from glTF's place than
+//             Blender puts the input's (the parent's head in the file's pose, BLENDER_ON_KEY
+//             more at most). Not "where Blender puts the input's": how far off Blender puts
+//             a bone depends on where its children are (its importer turns bones towards
+//             them), so a tail hung from that bone moves Blender's error. The ToonCat's body
+//             is 3.9e-4 off on the input, 4.2e-4 with the tail its crossing gave and 1.6e-4
+//             with the tail its folds give; the node and its inverse bind matrix are the
+//             input's, bit for bit, in both.
 //   three     three.js plays B as sinew does: tests/reference/three_agreement.mjs (sinew's
 //             skinning through reference_skin, SINEW_REFERENCE_SKIN, against GLTFLoader +
 //             AnimationMixer, every clip at 10 times, 1e-5 of the world diagonal) on every B.
@@ -225,10 +231,11 @@ function comparePoses(stem, ref, j, inputHead) {
   check((worst.file || { err: Infinity }).err <= BLENDER_ON_KEY,
         `${stem}: Blender's file pose matches sinew's within ${BLENDER_ON_KEY}: ${describe('file')}`);
   if (inputHead && fileIndex >= 0) {
-    const h = j.poses[fileIndex].heads[0];
-    const moved = h ? Math.hypot(h[0] - inputHead[0], h[1] - inputHead[1], h[2] - inputHead[2]) / diag : Infinity;
-    check(moved <= BLENDER_ON_KEY,
-          `${stem}: Blender places the body (${ref.bones[0]}) of the output where it places the input's within ${BLENDER_ON_KEY}: ${moved.toExponential(2)} of the world diagonal`);
+    const p = ref.samples[fileIndex].positions[0]; // glTF's place, in Blender's axes
+    const inputOffset = Math.hypot(inputHead[0] - p[0], inputHead[1] + p[2], inputHead[2] - p[1]) / diag;
+    check(fileOffset <= inputOffset + BLENDER_ON_KEY,
+          `${stem}: Blender places the output's body (${ref.bones[0]}) no farther from glTF's place than the input's (+${BLENDER_ON_KEY}): ` +
+          `${fileOffset.toExponential(2)} against ${inputOffset.toExponential(2)} of the world diagonal`);
   }
   const onKey = 'key, body on its keys too';
   check((worst[onKey] || { err: Infinity }).err <= BLENDER_ON_KEY,

@@ -200,18 +200,19 @@ static void run_random(uint64_t seed, int ears, sinew_document **doc, sinew_tail
 static void test_tail_dropped_alone(void **state)
 {
     (void)state;
-    /* Seed 178's tail harms its body, with or without ears (the check drops it); its long
-     * ears do not, and keep their chains when the tail goes. (Seed 183's tail did until its
-     * border followed the fold at its welded rim: its body is no worse now.) */
+    /* Seed 4's tail harms its body, with or without ears (the check drops it); its long
+     * ears do not, and keep their chains when the tail goes. (Seeds 183 and 178 did until
+     * their borders followed the folds at their welded rims, closed and then bridged: their
+     * bodies are no worse now.) */
     sinew_document *doc = NULL;
     sinew_tail_result res;
-    run_random(178, 0, &doc, &res);
+    run_random(4, 0, &doc, &res);
     assert_int_equal(res.dropped, 1);
     assert_int_equal(res.plan.chain_count, 0);
     sinew_tail_result_free(&res);
     sinew_document_free(doc);
-    run_random(178, 1, &doc, &res);
-    printf("seed 178 with ears: %u chains kept, %u dropped (%u ears)\n", res.plan.chain_count,
+    run_random(4, 1, &doc, &res);
+    printf("seed 4 with ears: %u chains kept, %u dropped (%u ears)\n", res.plan.chain_count,
            res.dropped, res.dropped_ears);
     assert_int_equal(res.dropped, 1);
     assert_int_equal(res.dropped_ears, 0);
