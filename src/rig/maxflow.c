@@ -44,17 +44,22 @@ void rig_flow_free(rig_flow *f)
     sinew_free(&f->alloc, f->to);
     sinew_free(&f->alloc, f->reverse);
     sinew_free(&f->alloc, f->cap);
+    sinew_free(&f->alloc, f->slot);
     memset(f, 0, sizeof *f);
 }
 
-void rig_flow_arc(rig_flow *f, uint32_t u, uint32_t v, double cap)
+uint32_t rig_flow_arc(rig_flow *f, uint32_t u, uint32_t v, double cap)
 {
-    if (f->arc_count + 2 > f->arc_capacity) return; /* sized by the caller's count */
+    if (f->packed || f->arc_count + 2 > f->arc_capacity) return RIG_NONE; /* caller's count */
     const uint32_t e = f->arc_count;
     f->from[e] = u, f->to[e] = v, f->cap[e] = cap;
     f->from[e + 1] = v, f->to[e + 1] = u, f->cap[e + 1] = 0;
     f->arc_count += 2;
-    if (cap < RIG_FLOW_INFINITE && cap > f->largest) f->largest = cap;
+    if (cap < RIG_FLOW_INFINITE) {
+        f->finite += cap;
+        if (cap > f->largest) f->largest = cap;
+    }
+    return e;
 }
 
 /* Packs the arcs by tail (a counting sort): start[u] .. start[u + 1] are u's, and
@@ -62,11 +67,10 @@ void rig_flow_arc(rig_flow *f, uint32_t u, uint32_t v, double cap)
 static sinew_result pack(rig_flow *f)
 {
     const uint32_t n = f->node_count, m = f->arc_count;
-    uint32_t *slot = sinew_alloc(&f->alloc, (size_t)m + 1, sizeof *slot);
+    uint32_t *slot = f->slot = sinew_alloc(&f->alloc, (size_t)m + 1, sizeof *slot);
     uint32_t *to = sinew_alloc(&f->alloc, (size_t)m + 1, sizeof *to);
     double *cap = sinew_alloc(&f->alloc, (size_t)m + 1, sizeof *cap);
     if (!slot || !to || !cap) {
-        sinew_free(&f->alloc, slot);
         sinew_free(&f->alloc, to);
         sinew_free(&f->alloc, cap);
         return SINEW_ERR_OUT_OF_MEMORY;
@@ -86,7 +90,6 @@ static sinew_result pack(rig_flow *f)
     }
     memcpy(f->to, to, m * sizeof *to);
     memcpy(f->cap, cap, m * sizeof *cap);
-    sinew_free(&f->alloc, slot);
     sinew_free(&f->alloc, to);
     sinew_free(&f->alloc, cap);
     return SINEW_OK;
@@ -114,38 +117,21 @@ static void relabel_all(rig_flow *f, uint32_t t, double eps)
     }
 }
 
-double rig_flow_max(rig_flow *f, uint32_t s, uint32_t t)
+/* Push-relabel, first phase only (A. V. Goldberg and R. E. Tarjan, "A new approach to the
+ * maximum-flow problem", 1988): the minimum cut is known once no excess can reach t. FIFO
+ * order, exact labels again after every n relabels (B. V. Cherkassky and A. V. Goldberg, "On
+ * implementing the push-relabel method for the maximum flow problem", 1997). Starts from
+ * exact labels and every node with excess that can reach t active. */
+static void discharge(rig_flow *f, uint32_t s, uint32_t t, double eps)
 {
-    if (pack(f) != SINEW_OK) return -1;
     const uint32_t n = f->node_count;
-    const double eps = FLOW_EPSILON * f->largest;
-    /* An uncut arc costs more than every finite arc together, so excess stays finite and a
-     * flow that reaches it has no finite cut. */
-    double finite = 0;
-    for (uint32_t e = 0; e < f->arc_count; e++)
-        finite += f->cap[e] < RIG_FLOW_INFINITE ? f->cap[e] : 0;
-    const double uncut = 2 * finite + 1;
-    for (uint32_t e = 0; e < f->arc_count; e++)
-        if (f->cap[e] >= RIG_FLOW_INFINITE) f->cap[e] = uncut;
-    for (uint32_t v = 0; v < n; v++)
-        f->it[v] = f->start[v];
-    /* Push-relabel, first phase only (A. V. Goldberg and R. E. Tarjan, "A new approach to the
-     * maximum-flow problem", 1988): the minimum cut is known once no excess can reach t. FIFO
-     * order, exact labels again after every n relabels (B. V. Cherkassky and A. V. Goldberg,
-     * "On implementing the push-relabel method for the maximum flow problem", 1997). */
     uint32_t *active = f->queue + n; /* a ring of n: each node is in it at most once */
     uint32_t head = 0, count = 0, relabels = 0;
     relabel_all(f, t, eps);
-    if (f->label[s] >= n) return 0;
-    f->label[s] = n;
-    for (uint32_t e = f->start[s]; e < f->start[s + 1]; e++) {
-        const double push = f->cap[e];
-        if (!(push > eps)) continue;
-        const uint32_t v = f->to[e];
-        f->cap[e] -= push;
-        f->cap[f->reverse[e]] += push;
-        if (f->excess[v] <= eps && v != t && f->label[v] < n) active[(head + count++) % n] = v;
-        f->excess[v] += push;
+    f->label[s] = n; /* nothing flows back into s: a path from it to t stays impossible */
+    for (uint32_t v = 0; v < n; v++) {
+        f->it[v] = f->start[v];
+        if (v != s && v != t && f->excess[v] > eps && f->label[v] < n) active[count++] = v;
     }
     while (count) {
         const uint32_t u = active[head];
@@ -165,6 +151,7 @@ double rig_flow_max(rig_flow *f, uint32_t s, uint32_t t)
                 f->it[u] = f->start[u];
                 if (++relabels % n == 0) {
                     relabel_all(f, t, eps);
+                    f->label[s] = n;
                     for (uint32_t v = 0; v < n; v++)
                         f->it[v] = f->start[v];
                 }
@@ -181,7 +168,41 @@ double rig_flow_max(rig_flow *f, uint32_t s, uint32_t t)
         }
     }
     relabel_all(f, t, eps); /* what can still reach t is the sink's side */
-    return f->excess[t] >= uncut ? RIG_FLOW_INFINITE : f->excess[t];
+}
+
+double rig_flow_max(rig_flow *f, uint32_t s, uint32_t t)
+{
+    const double eps = FLOW_EPSILON * f->largest;
+    if (!f->packed) {
+        if (pack(f) != SINEW_OK) return -1;
+        f->packed = 1;
+        /* An uncut arc costs more than every finite arc together (as added: raising one
+         * later does not pass that), so excess stays finite and a flow that reaches it has no
+         * finite cut. */
+        f->uncut = 2 * f->finite + 1;
+        for (uint32_t e = 0; e < f->arc_count; e++)
+            if (f->cap[e] >= RIG_FLOW_INFINITE) f->cap[e] = f->uncut;
+        for (uint32_t e = f->start[s]; e < f->start[s + 1]; e++) { /* saturate s's arcs */
+            const double push = f->cap[e];
+            f->cap[e] -= push;
+            f->cap[f->reverse[e]] += push;
+            f->excess[f->to[e]] += push;
+            f->excess[s] -= push;
+        }
+    }
+    discharge(f, s, t, eps);
+    return f->excess[t] >= f->uncut ? RIG_FLOW_INFINITE : f->excess[t];
+}
+
+void rig_flow_set(rig_flow *f, uint32_t arc, double cap)
+{
+    if (!f->packed) {
+        f->cap[arc] = cap;
+        return;
+    }
+    const uint32_t e = f->slot[arc]; /* its flow is what its reverse holds */
+    const double flow = f->cap[f->reverse[e]];
+    if (cap >= flow) f->cap[e] = cap - flow;
 }
 
 int rig_flow_source_side(const rig_flow *f, uint32_t v)

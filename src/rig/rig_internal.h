@@ -167,17 +167,23 @@ typedef struct rig_flow {
     uint32_t node_count, arc_count, arc_capacity;
     uint32_t *from, *to, *reverse; /* per arc (packed by tail when the flow runs) */
     uint32_t *start;               /* node_count + 1: each node's arcs, once packed */
+    uint32_t *slot;                /* per arc as added: where packing put it */
     uint32_t *it, *queue, *label;
-    double *cap, *excess, largest;
+    double *cap, *excess, largest, finite, uncut;
+    int packed;
 } rig_flow;
 /* Room for `arcs` arcs (each with its reverse). */
 sinew_result rig_flow_init(rig_flow *f, const sinew_allocator *alloc, uint32_t nodes, uint32_t arcs,
                            sinew_error *err);
 void rig_flow_free(rig_flow *f);
-/* An arc u -> v (RIG_FLOW_INFINITE: never cut). */
-void rig_flow_arc(rig_flow *f, uint32_t u, uint32_t v, double cap);
+/* Adds an arc u -> v (RIG_FLOW_INFINITE: never cut) before the first rig_flow_max; returns its
+ * id for rig_flow_set. */
+uint32_t rig_flow_arc(rig_flow *f, uint32_t u, uint32_t v, double cap);
+/* Sets arc's capacity: any value before the first rig_flow_max, after it only a raise up to
+ * the capacity it was added with (the flow so far stays a flow). */
+void rig_flow_set(rig_flow *f, uint32_t arc, double cap);
 /* The maximum flow from s to t (RIG_FLOW_INFINITE when an uncuttable path joins them; -1
- * out of memory). Runs once. */
+ * out of memory); called again after raises, it goes on from the flow it had. */
 double rig_flow_max(rig_flow *f, uint32_t s, uint32_t t);
 /* After rig_flow_max: 1 when v is on s's side of the minimum cut (t cannot be reached from
  * it: of the minimum cuts, the one nearest t). */

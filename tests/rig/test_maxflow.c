@@ -37,8 +37,8 @@ static void test_textbook_network(void **st)
 }
 
 /* A ring of vertices split into in and out nodes, as crease.c builds it: the cheapest vertex on
- * each of two parallel paths is cut, whatever order the arcs came in; an uncuttable path says
- * so. */
+ * each of two parallel paths is cut, whatever order the arcs came in, and again after a
+ * vertex's cost is raised; an uncuttable path says so. */
 static void test_vertex_cut(void **st)
 {
     (void)st;
@@ -54,7 +54,8 @@ static void test_vertex_cut(void **st)
     rig_flow_arc(&f, b0_in, b0_out, 2);
     rig_flow_arc(&f, b0_out, t, RIG_FLOW_INFINITE);
     rig_flow_arc(&f, s, a1_in, RIG_FLOW_INFINITE);
-    rig_flow_arc(&f, a1_in, a1_out, 1);
+    const uint32_t a1 = rig_flow_arc(&f, a1_in, a1_out, 4);
+    rig_flow_set(&f, a1, 1); /* added at the most it may cost, lowered before the flow */
     rig_flow_arc(&f, a1_out, b1_in, RIG_FLOW_INFINITE);
     rig_flow_arc(&f, b1_in, b1_out, 3);
     assert_float_equal(rig_flow_max(&f, s, t), 3, 1e-9);
@@ -63,6 +64,12 @@ static void test_vertex_cut(void **st)
     assert_true(rig_flow_source_side(&f, a1_in) && !rig_flow_source_side(&f, a1_out));
     assert_true(rig_flow_source_side(&f, a0_in) == rig_flow_source_side(&f, a0_out));
     assert_true(rig_flow_source_side(&f, b1_in) == rig_flow_source_side(&f, b1_out));
+    /* a1 raised back to 4: the flow goes on from 3 to 5, and b1 is cut instead */
+    rig_flow_set(&f, a1, 4);
+    assert_float_equal(rig_flow_max(&f, s, t), 5, 1e-9);
+    assert_true(rig_flow_source_side(&f, b0_in) && !rig_flow_source_side(&f, b0_out));
+    assert_true(rig_flow_source_side(&f, b1_in) && !rig_flow_source_side(&f, b1_out));
+    assert_true(rig_flow_source_side(&f, a1_in) == rig_flow_source_side(&f, a1_out));
     rig_flow_free(&f);
 
     assert_int_equal(rig_flow_init(&f, &heap, 3, 3, &err), SINEW_OK);
