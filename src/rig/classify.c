@@ -471,6 +471,17 @@ static sinew_result pieces_from_runs(sinew_rig_analysis *a, const sinew_model *m
     return SINEW_OK;
 }
 
+/* Grows piece into's box to hold piece from's too. */
+static void grow_box(sinew_rig_piece *into, const sinew_rig_piece *from)
+{
+    into->box_min = sinew_vec3_make(fminf(into->box_min.x, from->box_min.x),
+                                    fminf(into->box_min.y, from->box_min.y),
+                                    fminf(into->box_min.z, from->box_min.z));
+    into->box_max = sinew_vec3_make(fmaxf(into->box_max.x, from->box_max.x),
+                                    fmaxf(into->box_max.y, from->box_max.y),
+                                    fmaxf(into->box_max.z, from->box_max.z));
+}
+
 /* Bigger pieces absorb smaller ones at the same attachment whose boxes overlap by more than
  * half (visited biggest first, so the result does not depend on the walk order). Ears (found
  * before, with sinew_rig_options.ears) take no part: the two ears of a pair, or an ear and a
@@ -498,12 +509,7 @@ static void merge_overlapping(const sinew_rig_analysis *a, sinew_rig_report *rep
                      "another)",
                      i);
             pi->merged_shells += pj->merged_shells;
-            pi->box_min = sinew_vec3_make(fminf(pi->box_min.x, pj->box_min.x),
-                                          fminf(pi->box_min.y, pj->box_min.y),
-                                          fminf(pi->box_min.z, pj->box_min.z));
-            pi->box_max = sinew_vec3_make(fmaxf(pi->box_max.x, pj->box_max.x),
-                                          fmaxf(pi->box_max.y, pj->box_max.y),
-                                          fmaxf(pi->box_max.z, pj->box_max.z));
+            grow_box(pi, pj);
             for (uint32_t k = 0; k < rep->piece_count; k++) /* anything merged into j follows */
                 if (rep->pieces[k].merged_into == (int32_t)j)
                     rep->pieces[k].merged_into = (int32_t)i;
@@ -671,16 +677,8 @@ static sinew_result bridge_folds(sinew_rig_analysis *a, const sinew_model *m,
         if (r != SINEW_OK) return r;
         if (!bridged) continue;
         rig_measure_piece(a, m, opt, &a->runs.items[a->piece_runs[p]], pc);
-        for (uint32_t k = 0; k < rep->piece_count; k++) { /* the merged shells' boxes again */
-            const sinew_rig_piece *q = &rep->pieces[k];
-            if (q->merged_into != (int32_t)p) continue;
-            pc->box_min = sinew_vec3_make(fminf(pc->box_min.x, q->box_min.x),
-                                          fminf(pc->box_min.y, q->box_min.y),
-                                          fminf(pc->box_min.z, q->box_min.z));
-            pc->box_max = sinew_vec3_make(fmaxf(pc->box_max.x, q->box_max.x),
-                                          fmaxf(pc->box_max.y, q->box_max.y),
-                                          fmaxf(pc->box_max.z, q->box_max.z));
-        }
+        for (uint32_t k = 0; k < rep->piece_count; k++) /* the merged shells' boxes again */
+            if (rep->pieces[k].merged_into == (int32_t)p) grow_box(pc, &rep->pieces[k]);
         const size_t n = strlen(pc->reason);
         snprintf(pc->reason + n, sizeof pc->reason - n,
                  "; its border the folds where it meets the body, bridged where they fade");
