@@ -340,6 +340,7 @@ static sinew_result walk(walker *w, uint32_t tip, rig_run *run, sinew_error *err
         if (in_run(w, w->order[i], crease, cut)) nv++;
     run->cut = cut;
     run->creased = crease > 0;
+    run->met_body = met_body;
     run->step = w->step;
     run->section_count = ns;
     run->sections = sinew_alloc(&a->alloc, ns + 1, sizeof *run->sections);
@@ -519,6 +520,8 @@ sinew_result rig_bridge_run(const sinew_rig_analysis *a, const sinew_model *m, f
                             rig_run *run, int *bridged, sinew_error *err)
 {
     *bridged = 0;
+    if (run->creased || !run->met_body)
+        return SINEW_OK; /* closed already, or nothing to close on */
     walker w;
     sinew_result r = walker_open(&w, a, m, H, 1, err);
     if (r != SINEW_OK) return r;
@@ -529,7 +532,7 @@ sinew_result rig_bridge_run(const sinew_rig_analysis *a, const sinew_model *m, f
         run_free(a, &fresh);
         return r;
     }
-    if (fresh.creased && !run->creased) {
+    if (fresh.creased) {
         run_free(a, run);
         *run = fresh;
         *bridged = 1;

@@ -34,9 +34,10 @@ typedef struct rig_run {
     uint32_t vertex_count; /* representatives closer to the tip than the cut (or, where a
                               crease bounds the run, inside it: see crease.c), by distance */
     uint32_t *vertices;
-    float *g;    /* their distance from the tip */
-    int creased; /* 1 when a crease bounds the run (crease.c): its border is the fold, not
-                    an estimate within a section radius */
+    float *g;     /* their distance from the tip */
+    int creased;  /* 1 when a crease bounds the run (crease.c): its border is the fold, not
+                     an estimate within a section radius */
+    int met_body; /* 1 when its sections closed on a body (where a crease may close) */
 } rig_run;
 typedef struct rig_runs {
     sinew_allocator alloc;
