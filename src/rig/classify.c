@@ -660,8 +660,7 @@ static void decide(const sinew_rig_analysis *a, const sinew_model *m, const sine
  * gets its border bridged across the gaps (rig_fold_bridge), after the verdicts: the bridge is
  * a maximum flow over the band around the root, too dear to run on every walk (on the wolf of
  * bench/rig, split four times, every walk's took the pipeline from 0.45 s to 1.27 s; the one
- * chained piece's adds 0.15 to 0.25 s: the walk again, and three rounds of flow over its
- * 31,553 band vertices, 0.13 s together). */
+ * chained piece's, its walk again included, takes 0.16 to 0.18 s). */
 static sinew_result bridge_folds(sinew_rig_analysis *a, const sinew_model *m,
                                  const sinew_rig_options *opt, sinew_rig_report *rep,
                                  sinew_error *err)
