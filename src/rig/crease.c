@@ -122,14 +122,11 @@ float rig_crease_cut(const sinew_rig_analysis *a, const rig_geodesic *geo, uint3
  * most, runs along the folds and spans each gap the shortest way; where folds make up most of
  * it, it is the border (a minimum vertex cut, found as a maximum flow: maxflow.c).
  *
- * A vertex folds where its neighbours' mean lies inside its tangent plane at all (concavity
- * > 0: the sign picks the crease's line out of the concave skin around it) and the skin
- * within FOLD_SCALE root radii of it lies FOLD_DEPTH of that radius inside the surface on
- * average, integrated over the triangles, so a coarse mesh and a refined copy of it, which is
- * the same surface, read the same. The crease's own threshold (RIG_CREASE_FOLD, a fold of
- * about 15 degrees at one vertex) was measured here too: from 0 to 0.07 the same 211 random
- * creatures pass and 0.08 loses seed 248, whose fading rim then folds on 0.64 of its ring
- * (0.73 at 0). Read one vertex at a time without the scale, the midpoints of a refined copy's
+ * A vertex folds where its neighbours' mean lies inside its tangent plane by FOLD_LEAST (it
+ * picks the crease's line out of the concave skin around it) and the skin within FOLD_SCALE
+ * root radii of it lies FOLD_DEPTH of that radius inside the surface on average, integrated
+ * over the triangles, so a coarse mesh and a refined copy of it, which is the same surface,
+ * read the same. Read one vertex at a time without the scale, the midpoints of a refined copy's
  * edges along a low-poly crease all fold where the coarse vertices did not, and the ring took
  * more of them the finer the mesh: on the Khronos fox, split twice, its share of folds rose
  * from 0.39 to 0.84 and it was bridged, into the body past the original's border (precision
@@ -138,12 +135,19 @@ float rig_crease_cut(const sinew_rig_analysis *a, const rig_geodesic *geo, uint3
  * times (tests/rig/test_rig_models.c): at 0.5 root radii 212 creatures pass but the fox split
  * twice is bridged; at 1.0 209 pass and the ToonCat's rim is lost. */
 #define FOLD_SCALE 0.75f
-/* ... and FOLD_DEPTH: 0.02 and 0.03 pass the same 211 creatures, 0.04 and 0.05 210 and lose the
- * ToonCat's rim (0.584 of its ring at 0.04). The window is narrow on the real files: the
- * fox's copies split one to three times read 0.575, 0.634 and 0.587 at 0.03 and up to 0.691
- * at 0.02 (bridged at 0.7), the ToonCat and its copies 0.755 to 0.808 at 0.03. A narrow margin
- * on both sides: the rule that decides whether a fold closes is the weakest part of this
- * step. */
+/* FOLD_LEAST: half the crease's own threshold (RIG_CREASE_FOLD, about 15 degrees at one vertex;
+ * this is about 7). From 0 to 0.07 the same 211 random creatures pass and every split copy
+ * holds; 0.08 loses seed 248, whose fading rim then folds on 0.64 of its ring (0.73 below).
+ * At 0 half the band's skin is a candidate whose depth the ring may ask for, and the bridge on
+ * the wolf of bench/rig took 2.5 s instead of 0.2 (0.04 to 0.07 cost the same as 0.08). */
+#define FOLD_LEAST (0.5f * RIG_CREASE_FOLD)
+/* ... and FOLD_DEPTH (measured with the neighbours' threshold at 0; at FOLD_LEAST the fox's,
+ * the ToonCat's, the cow's and seed 248's shares below read the same): 0.02 and 0.03 pass the
+ * same 211 creatures, 0.04 and 0.05 210 and lose the ToonCat's rim (0.584 of its ring at 0.04). The
+ * window is narrow on the real files: the fox's copies split one to three times read 0.575, 0.634
+ * and 0.587 at 0.03 and up to 0.691 at 0.02 (bridged at 0.7), the ToonCat and its copies 0.755 to
+ * 0.808 at 0.03. A narrow margin on both sides: the rule that decides whether a fold closes is the
+ * weakest part of this step. */
 #define FOLD_DEPTH 0.03f
 /* The share of the ring's length that must fold. Measured on random creatures 0-299 and the
  * notail models split one to three times: 0.65 and 0.7 pass the same 211 creatures and every
@@ -363,7 +367,7 @@ float rig_fold_bridge(const sinew_rig_analysis *a, const sinew_model *m, const r
         b.index[x] = i;
         b.vertex[i] = x;
         b.spacing[i] = spacing_of(a, P, x);
-        b.fold[i] = concavity[x] > 0 ? FOLD_UNREAD : FOLD_NONE;
+        b.fold[i] = concavity[x] > FOLD_LEAST ? FOLD_UNREAD : FOLD_NONE;
     }
     /* The skin around a fold is read only where the ring passes: a ring through unread folds
      * costs no more than it will once they are read, so when every fold on it reads deep
