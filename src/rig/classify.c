@@ -169,6 +169,7 @@ static void analysis_free(sinew_rig_analysis *a)
     sinew_free(&al, a->wtri_of);
     sinew_free(&al, a->concavity);
     sinew_free(&al, a->normals);
+    sinew_free(&al, a->spacing);
     sinew_free(&al, a->area);
     sinew_free(&al, a->area_normal);
     sinew_free(&al, a->piece_runs);

@@ -36,8 +36,9 @@ sinew_result rig_measure_surface(sinew_rig_analysis *a, const sinew_model *m, si
     a->concavity = sinew_alloc(&a->alloc, (size_t)nv + 1, sizeof *a->concavity);
     a->area = sinew_alloc(&a->alloc, (size_t)nv + 1, sizeof *a->area);
     a->area_normal = sinew_alloc(&a->alloc, (size_t)nv + 1, sizeof *a->area_normal);
+    a->spacing = sinew_alloc(&a->alloc, (size_t)nv + 1, sizeof *a->spacing);
     a->normals = normal;
-    if (!normal || !volume || !a->concavity || !a->area || !a->area_normal) {
+    if (!normal || !volume || !a->concavity || !a->area || !a->area_normal || !a->spacing) {
         sinew_free(&a->alloc, volume);
         return sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "creases: out of memory");
     }
@@ -72,6 +73,7 @@ sinew_result rig_measure_surface(sinew_rig_analysis *a, const sinew_model *m, si
         }
         mean = sinew_vec3_scale(mean, 1.0f / (float)(e - s));
         spacing /= (float)(e - s);
+        a->spacing[v] = spacing;
         sinew_vec3 n = sinew_vec3_normalize_or(normal[v], sinew_vec3_make(0, 0, 0));
         if (volume[a->shell[v]] < 0) n = sinew_vec3_scale(n, -1);
         normal[v] = n;
@@ -138,8 +140,9 @@ float rig_crease_cut(const sinew_rig_analysis *a, const rig_geodesic *geo, uint3
 /* FOLD_LEAST: half the crease's own threshold (RIG_CREASE_FOLD, about 15 degrees at one vertex;
  * this is about 7). From 0 to 0.07 the same 211 random creatures pass and every split copy
  * holds; 0.08 loses seed 248, whose fading rim then folds on 0.64 of its ring (0.73 below).
- * At 0 half the band's skin is a candidate whose depth the ring may ask for, and the bridge on
- * the wolf of bench/rig took 2.5 s instead of 0.2 (0.04 to 0.07 cost the same as 0.08). */
+ * At 0 half the band's skin is a candidate whose depth the ring may ask for, and the wolf of
+ * bench/rig took 3.39 s through the pipeline instead of 0.95 (0.04 to 0.07 cost the same as
+ * 0.08). */
 #define FOLD_LEAST (0.5f * RIG_CREASE_FOLD)
 /* ... and FOLD_DEPTH (measured with the neighbours' threshold at 0; at FOLD_LEAST the fox's,
  * the ToonCat's, the cow's and seed 248's shares below read the same): 0.02 and 0.03 pass the
@@ -157,20 +160,10 @@ float rig_crease_cut(const sinew_rig_analysis *a, const rig_geodesic *geo, uint3
 #define FOLD_SHARE 0.7f
 #define FOLD_COST 0.01
 
-/* Mean distance of representative v from its neighbours: the length of ring it stands for. */
-static float spacing_of(const sinew_rig_analysis *a, const sinew_vec3 *P, uint32_t v)
-{
-    const uint32_t s = a->adj_start[v], e = a->adj_start[v + 1];
-    float sum = 0;
-    for (uint32_t k = s; k < e; k++)
-        sum += sinew_vec3_distance(P[a->adj[k]], P[v]);
-    return e > s ? sum / (float)(e - s) : 0;
-}
-
-/* Adds the part of welded triangle t within `scale` of c to the area-weighted sums: its
- * offset from c and its outward normal. A triangle larger than the ball is summed over a grid
- * of sub-triangles about half the ball's radius across, so a coarse mesh's few big triangles
- * and a refined copy's many small ones give the same sums (up to that grid). */
+/* Adds the part within `scale` of c of welded triangle t, which crosses the ball's edge, to the
+ * area-weighted sums: its offset from c and its outward normal, over a grid of sub-triangles
+ * about half the ball's radius across, so a coarse mesh's few big triangles and a refined
+ * copy's many small ones give the same sums (up to that grid). */
 static void add_within(const sinew_rig_analysis *a, const sinew_vec3 *P, uint32_t t, sinew_vec3 c,
                        float scale, sinew_vec3 *offset, sinew_vec3 *normal)
 {
@@ -180,13 +173,6 @@ static void add_within(const sinew_rig_analysis *a, const sinew_vec3 *P, uint32_
     const sinew_vec3 e1 = sinew_vec3_sub(p1, p0), e2 = sinew_vec3_sub(p2, p0);
     const sinew_vec3 n = outward_area(a, P, x);
     const float r2 = scale * scale;
-    if (sinew_vec3_dot(p0, p0) < r2 && sinew_vec3_dot(p1, p1) < r2 && sinew_vec3_dot(p2, p2) < r2) {
-        const sinew_vec3 centroid =
-            sinew_vec3_scale(sinew_vec3_add(p0, sinew_vec3_add(p1, p2)), 1.0f / 3);
-        *offset = sinew_vec3_add(*offset, sinew_vec3_scale(centroid, sinew_vec3_length(n)));
-        *normal = sinew_vec3_add(*normal, n);
-        return;
-    }
     const float longest =
         fmaxf(sinew_vec3_length(e1), fmaxf(sinew_vec3_length(e2), sinew_vec3_distance(p1, p2)));
     const int k = (int)fminf(16, fmaxf(1, ceilf(longest / (0.5f * scale))));
@@ -267,8 +253,7 @@ typedef enum fold_state {
 } fold_state;
 typedef struct band {
     uint32_t count, *vertex, *index; /* band vertices; index per vertex (RIG_NONE outside) */
-    float *spacing;
-    uint8_t *fold; /* fold_state */
+    uint8_t *fold;                   /* fold_state */
 } band;
 
 static bool in_band(const rig_geodesic *geo, uint32_t x, float from, float reach)
@@ -285,7 +270,8 @@ typedef struct network {
 
 static double flat_cost(const sinew_rig_analysis *a, const band *b, uint32_t i)
 {
-    return (1 + fmax(0, -(double)a->concavity[b->vertex[i]]) / RIG_CREASE_FOLD) * b->spacing[i];
+    return (1 + fmax(0, -(double)a->concavity[b->vertex[i]]) / RIG_CREASE_FOLD) *
+           a->spacing[b->vertex[i]];
 }
 
 static sinew_result build_network(const sinew_rig_analysis *a, const rig_geodesic *geo,
@@ -309,7 +295,7 @@ static sinew_result build_network(const sinew_rig_analysis *a, const rig_geodesi
         net->split[i] =
             rig_flow_arc(f, 2 * i, 2 * i + 1, x == tip ? RIG_FLOW_INFINITE : flat_cost(a, b, i));
         if (x != tip && (b->fold[i] == FOLD_UNREAD || b->fold[i] == FOLD_YES))
-            rig_flow_set(f, net->split[i], FOLD_COST * b->spacing[i]);
+            rig_flow_set(f, net->split[i], FOLD_COST * a->spacing[b->vertex[i]]);
         bool fed = x == tip, drained = false;
         for (uint32_t k = a->adj_start[x]; k < a->adj_start[x + 1]; k++) {
             const uint32_t y = a->adj[k];
@@ -348,14 +334,13 @@ float rig_fold_bridge(const sinew_rig_analysis *a, const sinew_model *m, const r
     band b = {0};
     b.vertex = sinew_alloc(&a->alloc, nv + 1, sizeof *b.vertex);
     b.index = sinew_alloc(&a->alloc, nv + 1, sizeof *b.index);
-    b.spacing = sinew_alloc(&a->alloc, nv + 1, sizeof *b.spacing);
     b.fold = sinew_alloc(&a->alloc, nv + 1, sizeof *b.fold);
     uint32_t *seen = sinew_alloc(&a->alloc, nv + 1, sizeof *seen);
     uint32_t *tri_seen = sinew_alloc(&a->alloc, (size_t)a->wtri_count + 1, sizeof *tri_seen);
     bool *cut = sinew_alloc(&a->alloc, nv + 1, sizeof *cut);
     network net = {0};
     float result = -1;
-    if (!b.vertex || !b.index || !b.spacing || !b.fold || !seen || !tri_seen || !cut) {
+    if (!b.vertex || !b.index || !b.fold || !seen || !tri_seen || !cut) {
         sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "creases: out of memory");
         result = -2;
         goto done;
@@ -366,7 +351,6 @@ float rig_fold_bridge(const sinew_rig_analysis *a, const sinew_model *m, const r
         const uint32_t i = b.count++;
         b.index[x] = i;
         b.vertex[i] = x;
-        b.spacing[i] = spacing_of(a, P, x);
         b.fold[i] = concavity[x] > FOLD_LEAST ? FOLD_UNREAD : FOLD_NONE;
     }
     /* The skin around a fold is read only where the ring passes: a ring through unread folds
@@ -398,8 +382,9 @@ float rig_fold_bridge(const sinew_rig_analysis *a, const sinew_model *m, const r
     uint32_t ring = 0;
     for (uint32_t i = 0; i < b.count; i++) {
         if (!cut[i]) continue;
-        length += b.spacing[i];
-        folded += b.fold[i] == FOLD_YES ? b.spacing[i] : 0;
+        const float spacing = a->spacing[b.vertex[i]]; /* the length of ring it stands for */
+        length += spacing;
+        folded += b.fold[i] == FOLD_YES ? spacing : 0;
         g_sum += geo->g[b.vertex[i]];
         ring++;
     }
@@ -425,7 +410,6 @@ done:
     sinew_free(&a->alloc, net.split);
     sinew_free(&a->alloc, b.vertex);
     sinew_free(&a->alloc, b.index);
-    sinew_free(&a->alloc, b.spacing);
     sinew_free(&a->alloc, b.fold);
     sinew_free(&a->alloc, seen);
     sinew_free(&a->alloc, tri_seen);

@@ -196,6 +196,7 @@ double rig_flow_max(rig_flow *f, uint32_t s, uint32_t t)
 
 void rig_flow_set(rig_flow *f, uint32_t arc, double cap)
 {
+    if (arc >= f->arc_count) return; /* not an arc rig_flow_arc added */
     if (!f->packed) {
         f->cap[arc] = cap;
         return;

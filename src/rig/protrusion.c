@@ -36,15 +36,19 @@
 /* A walk gives up this far from its tip (a tail reaches 1.5 body lengths at most). */
 #define WALK_LIMIT 2.0f
 
+static void run_free(const sinew_allocator *al, rig_run *run)
+{
+    sinew_free(al, run->sections);
+    sinew_free(al, run->vertices);
+    sinew_free(al, run->g);
+}
+
 void rig_runs_free(rig_runs *runs)
 {
     if (!runs) return;
     sinew_allocator al = runs->alloc;
-    for (uint32_t i = 0; i < runs->count; i++) {
-        sinew_free(&al, runs->items[i].sections);
-        sinew_free(&al, runs->items[i].vertices);
-        sinew_free(&al, runs->items[i].g);
-    }
+    for (uint32_t i = 0; i < runs->count; i++)
+        run_free(&al, &runs->items[i]);
     sinew_free(&al, runs->items);
     memset(runs, 0, sizeof *runs);
 }
@@ -456,13 +460,6 @@ static sinew_result walker_open(walker *w, const sinew_rig_analysis *a, const si
     return r;
 }
 
-static void run_free(const sinew_rig_analysis *a, rig_run *run)
-{
-    sinew_free(&a->alloc, run->sections);
-    sinew_free(&a->alloc, run->vertices);
-    sinew_free(&a->alloc, run->g);
-}
-
 sinew_result rig_find_runs(const sinew_rig_analysis *a, const sinew_model *m, float H,
                            int32_t pelvis, rig_runs *out, sinew_error *err)
 {
@@ -502,7 +499,7 @@ sinew_result rig_find_runs(const sinew_rig_analysis *a, const sinew_model *m, fl
             uint32_t cap = out->capacity ? 2 * out->capacity : 16;
             rig_run *items = sinew_alloc(&a->alloc, cap, sizeof *items);
             if (!items) {
-                run_free(a, &run);
+                run_free(&a->alloc, &run);
                 r = sinew_error_set(err, SINEW_ERR_OUT_OF_MEMORY, "protrusions: out of memory");
                 goto done;
             }
@@ -535,15 +532,15 @@ sinew_result rig_bridge_run(const sinew_rig_analysis *a, const sinew_model *m, f
     r = walk(&w, run->tip, &fresh, err);
     walker_close(&w);
     if (r != SINEW_OK) {
-        run_free(a, &fresh);
+        run_free(&a->alloc, &fresh);
         return r;
     }
     if (fresh.creased) {
-        run_free(a, run);
+        run_free(&a->alloc, run);
         *run = fresh;
         *bridged = 1;
     } else {
-        run_free(a, &fresh);
+        run_free(&a->alloc, &fresh);
     }
     return SINEW_OK;
 }

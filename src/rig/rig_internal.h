@@ -64,10 +64,11 @@ typedef struct sinew_rig_analysis {
     uint32_t *wtri;       /* 3 * wtri_count */
     uint32_t *wtri_start; /* vertex_count + 1 */
     uint32_t *wtri_of;
-    /* crease.c (rig_measure_surface), per representative: concavity, outward unit normal and
-     * area; and the longest welded edge */
+    /* crease.c (rig_measure_surface), per representative: concavity, outward unit normal,
+     * neighbour spacing and area; and the longest welded edge */
     float *concavity;
     sinew_vec3 *normals;
+    float *spacing;          /* mean distance from its neighbours */
     float *area;             /* a third of the area of its triangles */
     sinew_vec3 *area_normal; /* a third of their outward area-normals */
     float edge_max;
@@ -136,7 +137,8 @@ int rig_geodesic_next(rig_geodesic *geo, uint32_t *v, float *g);
 /* crease.c: fills a->concavity (how far each representative's welded neighbours' mean lies
  * inside the surface, above its tangent plane, over their mean distance from it: > 0 where the
  * surface folds inwards, < 0 where it is convex; 0 for other vertices), a->normals (outward:
- * each shell turned by its signed volume) and a->edge_max. */
+ * each shell turned by its signed volume), a->spacing, a->area, a->area_normal and
+ * a->edge_max. */
 sinew_result rig_measure_surface(sinew_rig_analysis *a, const sinew_model *m, sinew_error *err);
 /* A crease: concavity above RIG_CREASE_FOLD. The neighbours' mean sits that fraction of an
  * edge inside the tangent plane at a fold of about 15 degrees. Measured on the 125 welded
