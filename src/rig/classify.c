@@ -354,7 +354,7 @@ static double box_overlap(const sinew_rig_piece *a, const sinew_rig_piece *b, fl
 }
 
 /* What the cross-sections of a walk say about its shape, counted over the sections that
- * exist (perimeter > 0), from the tip to the root. */
+ * exist (round more than a step), from the tip to the root. */
 typedef struct section_counts {
     uint32_t sections;    /* sections counted */
     uint32_t open;        /* of them, ending on the mesh's boundary */
@@ -368,7 +368,11 @@ static section_counts count_sections(const rig_run *run)
     section_counts c = {0, 0, 0, 0, 0};
     uint32_t closed_seen = 0;
     for (uint32_t k = 0; k < run->section_count; k++) {
-        if (!(run->sections[k].perimeter > 0)) continue;
+        /* A section shorter round than the step between sections is a point: the far pole of
+         * a shell the walk ran to the end of, no evidence that the shell closes there (random
+         * seed 689: a sunk tail, its slanted rim open along most of its sections, ended on one
+         * and so was no sunk shell's rim but a sheet) */
+        if (!(run->sections[k].perimeter > run->step)) continue;
         c.sections++;
         const int is_open = run->sections[k].open_ends > 0;
         c.open += (uint32_t)is_open;
@@ -774,7 +778,13 @@ static sinew_result find_riders(sinew_rig_analysis *a, const sinew_model *m, sin
                 continue;
             const uint32_t own_shell = a->shell[a->runs.items[a->piece_runs[q]].tip];
             float g;
-            if (!sits_on_tail(a, m, tail, run, in_run, t, pc->root, own_shell, 1.0f, &g)) continue;
+            /* An ornament is smaller than what it rides, or on the tail's own surface: a piece
+             * of a bigger shell is the body's (its rump, which a tail hanging or curled past it
+             * comes near: random seeds 468, 700 and 754 rode it so) */
+            const int bigger =
+                own_shell != a->shell[run->tip] && shell_size[own_shell] >= run->vertex_count;
+            if (bigger || !sits_on_tail(a, m, tail, run, in_run, t, pc->root, own_shell, 1.0f, &g))
+                continue;
             pc->merged_into = (int32_t)t;
             pc->rides_on = (int32_t)t;
             pc->verdict = SINEW_RIG_VERDICT_MERGED;
