@@ -7,6 +7,7 @@
  * whichever way the triangles wind. */
 #include "test_util.h"
 
+#include "bind_space.h"
 #include "one_chain.h"
 #include "sinew/creature.h"
 #include "sinew/rig.h"
@@ -430,21 +431,6 @@ static void test_riders(void **s)
     check_riders(197, 5, 0);
     check_riders(23, 0, 0);
     check_riders(161, 5, 0);
-}
-
-/* Moves the model's bind space by T: skin and skeleton together, the scene graph as it was, so
- * the creature stands where it stood and only the file's coordinates differ. */
-static void move_bind_space(sinew_model *m, const sinew_mat4 *T)
-{
-    sinew_mat4 Ti;
-    assert_true(sinew_mat4_invert_affine(T, &Ti));
-    for (uint32_t v = 0; v < m->mesh.vertex_count; v++)
-        m->mesh.positions[v] = sinew_mat4_transform_point(T, m->mesh.positions[v]);
-    for (uint32_t j = 0; j < m->skin.joint_count; j++) {
-        m->skin.joints[j].bind = sinew_mat4_mul(T, &m->skin.joints[j].bind);
-        m->skin.joints[j].inverse_bind = sinew_mat4_mul(&m->skin.joints[j].inverse_bind, &Ti);
-    }
-    sinew_model_update_size(m);
 }
 
 /* Turns the creature 45 degrees about up and moves it by a body length, in bind space. */
