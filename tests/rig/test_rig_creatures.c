@@ -272,7 +272,9 @@ static void check_tail_skin(uint64_t seed, double least)
  * flat export's spine chain is no leg because the tail's skin its rigger hung on the hips
  * reaches the floor (seed 738: no pelvis nor head found, the tail's inner shell left on a
  * "limb", recall 0.543). A sunk tail whose slanted rim is open along most of its sections is a
- * tail, not a sheet: the point where its walk ended is no closed section (seed 689, missed). */
+ * tail, not a sheet: the point where its walk ended is no closed section (seed 689, missed).
+ * And a fur shell's rump and thigh caps stick out less than a tail (seed 922, tailless, got a
+ * chain; seed 823 a second one beside its tail's). */
 static void test_fresh_seeds(void **s)
 {
     (void)s;
@@ -281,6 +283,7 @@ static void test_fresh_seeds(void **s)
     check_tail_skin(754, 0.95);
     check_tail_skin(738, 0.99);
     check_tail_skin(689, 0.99);
+    check_tail_skin(823, 0.99);
     sinew_model *m = NULL;
     sinew_creature_truth truth;
     sinew_error err;
@@ -290,6 +293,17 @@ static void test_fresh_seeds(void **s)
     assert_true(lm.pelvis >= 0 && lm.head >= 0);
     assert_string_equal(m->nodes[m->skin.joints[lm.pelvis].node].name, truth.pelvis_joint);
     assert_string_equal(m->nodes[m->skin.joints[lm.head].node].name, truth.head_joint);
+    sinew_creature_truth_free(&truth);
+    sinew_model_free(m);
+    assert_int_equal(sinew_creature_build_random(922, NULL, &m, &truth, &err), SINEW_OK);
+    assert_true(truth.tail_piece < 0);
+    sinew_rig_report rep;
+    sinew_rig_plan plan;
+    assert_int_equal(sinew_rig_find_appendages(m, NULL, &rep, &err), SINEW_OK);
+    assert_int_equal(sinew_rig_build_chain(m, NULL, &rep, &plan, &err), SINEW_OK);
+    assert_int_equal(plan.chain_count, 0);
+    sinew_rig_plan_free(&plan);
+    sinew_rig_report_free(&rep);
     sinew_creature_truth_free(&truth);
     sinew_model_free(m);
 }
