@@ -274,7 +274,8 @@ static void check_tail_skin(uint64_t seed, double least)
  * "limb", recall 0.543). A sunk tail whose slanted rim is open along most of its sections is a
  * tail, not a sheet: the point where its walk ended is no closed section (seed 689, missed).
  * And a fur shell's rump and thigh caps stick out less than a tail (seed 922, tailless, got a
- * chain; seed 823 a second one beside its tail's). */
+ * chain; seed 823 a second one beside its tail's). A long piece at the pelvis that stands up is
+ * a tail raised over the back, not a plate (seeds 1834, 1893, 2090: nothing found). */
 static void test_fresh_seeds(void **s)
 {
     (void)s;
@@ -284,6 +285,9 @@ static void test_fresh_seeds(void **s)
     check_tail_skin(738, 0.99);
     check_tail_skin(689, 0.99);
     check_tail_skin(823, 0.99);
+    check_tail_skin(1834, 0.95);
+    check_tail_skin(1893, 0.99);
+    check_tail_skin(2090, 0.99);
     sinew_model *m = NULL;
     sinew_creature_truth truth;
     sinew_error err;
