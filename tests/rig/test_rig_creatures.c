@@ -301,13 +301,7 @@ static void test_fresh_seeds(void **s)
     sinew_model_free(m);
     assert_int_equal(sinew_creature_build_random(922, NULL, &m, &truth, &err), SINEW_OK);
     assert_true(truth.tail_piece < 0);
-    sinew_rig_report rep;
-    sinew_rig_plan plan;
-    assert_int_equal(sinew_rig_find_appendages(m, NULL, &rep, &err), SINEW_OK);
-    assert_int_equal(sinew_rig_build_chain(m, NULL, &rep, &plan, &err), SINEW_OK);
-    assert_int_equal(plan.chain_count, 0);
-    sinew_rig_plan_free(&plan);
-    sinew_rig_report_free(&rep);
+    test_no_chain(m);
     sinew_creature_truth_free(&truth);
     sinew_model_free(m);
 }

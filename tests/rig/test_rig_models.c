@@ -173,14 +173,7 @@ static void check_one(const char *dir, const char *name, const char *tmp)
         assert_memory_equal(&m->skin.joints[j].inverse_bind, &res->skin.joints[j].inverse_bind,
                             sizeof(sinew_mat4));
     }
-    /* Again: the tail has bones now, so nothing new. */
-    sinew_rig_report rep2;
-    sinew_rig_plan plan2;
-    assert_int_equal(sinew_rig_find_appendages(res, NULL, &rep2, &err), SINEW_OK);
-    assert_int_equal(sinew_rig_build_chain(res, NULL, &rep2, &plan2, &err), SINEW_OK);
-    assert_int_equal(plan2.chain_count, 0);
-    sinew_rig_plan_free(&plan2);
-    sinew_rig_report_free(&rep2);
+    test_no_chain(res); /* again: the tail has bones now, so nothing new */
     sinew_rig_plan_free(&plan);
     sinew_rig_report_free(&rep);
     sinew_model_free(res);
@@ -223,6 +216,29 @@ static void test_notail_models(void **state)
 
 /* The skin of the one chain sinew builds on m: mask[v] = 1 when v's heaviest joint is one of
  * the chain's (as the acceptance test reads a played file), else 0. */
+/* The model of notail/`name` under `dir`. */
+static sinew_model *load_notail(const char *dir, const char *name)
+{
+    char in[8800];
+    snprintf(in, sizeof in, "%s/notail/%s", dir, name);
+    sinew_model *m = load(in, NULL);
+    assert_non_null(m);
+    return m;
+}
+
+/* check(name, model) on every notail model (none when ../shared/models is absent). */
+static void each_notail(void (*check)(const char *name, sinew_model *m))
+{
+    const char *dir;
+    char names[32][TEST_NAME_SIZE];
+    const int n = notail_names(&dir, names);
+    for (int i = 0; i < n; i++) {
+        sinew_model *m = load_notail(dir, names[i]);
+        check(names[i], m);
+        sinew_model_free(m);
+    }
+}
+
 static void chain_mask(const sinew_model *m, uint8_t *mask)
 {
     sinew_rig_report rep;
@@ -252,84 +268,74 @@ static void chain_mask(const sinew_model *m, uint8_t *mask)
  * finer edges shorten the walk's geodesic distances; 0.961 split three times), then 0.956
  * (the TRex's split once) and 0.974 (the wolf's recall); everything else 0.985 or more. */
 #define SPLIT_DRIFT 0.07
+static void split_copies_of(const char *name, sinew_model *m)
+{
+    uint8_t *first = malloc(m->mesh.vertex_count);
+    assert_non_null(first);
+    chain_mask(m, first);
+    for (int level = 1; level <= 3; level++) {
+        assert_true(split_mesh(m, &first));
+        const uint32_t nv = m->mesh.vertex_count;
+        uint8_t *mask = malloc(nv);
+        assert_non_null(mask);
+        chain_mask(m, mask);
+        uint32_t t = 0, f = 0, both = 0;
+        for (uint32_t v = 0; v < nv; v++) {
+            if (first[v] == SPLIT_EITHER) continue;
+            t += first[v], f += mask[v], both += first[v] && mask[v];
+        }
+        const double recall = (double)both / t, precision = (double)both / f;
+        fprintf(stderr, "  %-32s split %d (%6u vertices): recall %.3f precision %.3f\n", name,
+                level, nv, recall, precision);
+        assert_true(recall >= 1 - SPLIT_DRIFT && precision >= 1 - SPLIT_DRIFT);
+        free(mask);
+    }
+    free(first);
+}
+
 static void test_split_copies(void **state)
 {
     (void)state;
-    const char *dir;
-    char names[32][TEST_NAME_SIZE];
-    const int n = notail_names(&dir, names);
-    for (int i = 0; i < n; i++) {
-        char in[8800];
-        snprintf(in, sizeof in, "%s/notail/%s", dir, names[i]);
-        sinew_model *m = load(in, NULL);
-        assert_non_null(m);
-        uint8_t *first = malloc(m->mesh.vertex_count);
-        assert_non_null(first);
-        chain_mask(m, first);
-        for (int level = 1; level <= 3; level++) {
-            assert_true(split_mesh(m, &first));
-            const uint32_t nv = m->mesh.vertex_count;
-            uint8_t *mask = malloc(nv);
-            assert_non_null(mask);
-            chain_mask(m, mask);
-            uint32_t t = 0, f = 0, both = 0;
-            for (uint32_t v = 0; v < nv; v++) {
-                if (first[v] == SPLIT_EITHER) continue;
-                t += first[v], f += mask[v], both += first[v] && mask[v];
-            }
-            const double recall = (double)both / t, precision = (double)both / f;
-            fprintf(stderr, "  %-32s split %d (%6u vertices): recall %.3f precision %.3f\n",
-                    names[i], level, nv, recall, precision);
-            assert_true(recall >= 1 - SPLIT_DRIFT && precision >= 1 - SPLIT_DRIFT);
-            free(mask);
-        }
-        free(first);
-        sinew_model_free(m);
-    }
+    each_notail(split_copies_of);
 }
 
 /* Files come in any orientation and unit: every notail model with its bind space turned 45
  * degrees about up, tilted a quarter turn, moved by a body length and scaled 100 times (skin
  * and skeleton together, so it plays as before) gets the same chain skin, to float noise at
  * its border (measured: none differs). */
+static void turned_copy_of(const char *name, sinew_model *m)
+{
+    const uint32_t nv = m->mesh.vertex_count;
+    uint8_t *first = malloc(nv), *mask = malloc(nv);
+    assert_true(first && mask);
+    chain_mask(m, first);
+    sinew_rig_landmarks lm;
+    sinew_error err;
+    assert_int_equal(sinew_rig_find_landmarks(m, &lm, NULL, &err), SINEW_OK);
+    const sinew_vec3 across =
+        fabsf(lm.up.x) < 0.9f ? sinew_vec3_make(1, 0, 0) : sinew_vec3_make(0, 0, 1);
+    sinew_transform t = sinew_transform_identity();
+    t.rotation = sinew_quat_mul(sinew_quat_from_axis_angle(across, 1.5707963f),
+                                sinew_quat_from_axis_angle(lm.up, 0.785398f));
+    t.translation = sinew_vec3_scale(sinew_vec3_make(1, 0.3f, -1), 100 * m->size.scale);
+    t.scale = sinew_vec3_make(100, 100, 100);
+    const sinew_mat4 T = sinew_mat4_from_transform(t);
+    move_bind_space(m, &T);
+    chain_mask(m, mask);
+    uint32_t differ = 0, chained = 0;
+    for (uint32_t v = 0; v < nv; v++)
+        differ += first[v] != mask[v], chained += first[v];
+    fprintf(stderr, "  %-32s turned, moved, x100: %u of %u chained vertices differ\n", name, differ,
+            chained);
+    assert_true(chained > 0 && differ <= chained / 100);
+    free(first);
+    free(mask);
+}
+
 static void test_turned_copies(void **state)
 {
     (void)state;
-    const char *dir;
-    char names[32][TEST_NAME_SIZE];
-    const int n = notail_names(&dir, names);
-    for (int i = 0; i < n; i++) {
-        char in[8800];
-        snprintf(in, sizeof in, "%s/notail/%s", dir, names[i]);
-        sinew_model *m = load(in, NULL);
-        assert_non_null(m);
-        const uint32_t nv = m->mesh.vertex_count;
-        uint8_t *first = malloc(nv), *mask = malloc(nv);
-        assert_true(first && mask);
-        chain_mask(m, first);
-        sinew_rig_landmarks lm;
-        sinew_error err;
-        assert_int_equal(sinew_rig_find_landmarks(m, &lm, NULL, &err), SINEW_OK);
-        const sinew_vec3 across =
-            fabsf(lm.up.x) < 0.9f ? sinew_vec3_make(1, 0, 0) : sinew_vec3_make(0, 0, 1);
-        sinew_transform t = sinew_transform_identity();
-        t.rotation = sinew_quat_mul(sinew_quat_from_axis_angle(across, 1.5707963f),
-                                    sinew_quat_from_axis_angle(lm.up, 0.785398f));
-        t.translation = sinew_vec3_scale(sinew_vec3_make(1, 0.3f, -1), 100 * m->size.scale);
-        t.scale = sinew_vec3_make(100, 100, 100);
-        const sinew_mat4 T = sinew_mat4_from_transform(t);
-        move_bind_space(m, &T);
-        chain_mask(m, mask);
-        uint32_t differ = 0, chained = 0;
-        for (uint32_t v = 0; v < nv; v++)
-            differ += first[v] != mask[v], chained += first[v];
-        fprintf(stderr, "  %-32s turned, moved, x100: %u of %u chained vertices differ\n", names[i],
-                differ, chained);
-        assert_true(chained > 0 && differ <= chained / 100);
-        free(first);
-        free(mask);
-        sinew_model_free(m);
-    }
+    each_notail(turned_copy_of);
 }
 
 /* notail/Fox.glb with a second node showing its mesh through an exact copy of its skin, as
