@@ -728,14 +728,19 @@ static float radius_at(const rig_run *run, float g)
     return r;
 }
 
-/* 1 when skin rooted at `root` on shell `own_shell` sits on tail piece t (its walk `run`, its
- * vertices marked t + 1 in in_run): the root lies within the tail's radius there of the tail's
- * walk, short of the tail's root, and no skin outside that walk and its own shell is nearer.
- * *at: how far along the tail from its tip it sits (the nearest walk vertex's g). */
+/* 1 when skin rooted at `root` on shell `own_shell` (`shell_size` representatives per shell)
+ * sits on tail piece t (its walk `run`, its vertices marked t + 1 in in_run): an ornament, on
+ * the tail's own surface or smaller than what it rides (a piece of a bigger shell is the
+ * body's: its rump, which a tail hanging or curled past it comes near, rode it on random seeds
+ * 468, 700 and 754); its root within the tail's radius there of the tail's walk, short of the
+ * tail's root; and no skin outside that walk and its own shell nearer. *at: how far along the
+ * tail from its tip it sits (the nearest walk vertex's g). */
 static int sits_on_tail(const sinew_rig_analysis *a, const sinew_model *m,
                         const sinew_rig_piece *tail, const rig_run *run, const uint32_t *in_run,
-                        uint32_t t, sinew_vec3 root, uint32_t own_shell, float margin, float *at)
+                        uint32_t t, sinew_vec3 root, uint32_t own_shell, const uint32_t *shell_size,
+                        float margin, float *at)
 {
+    if (own_shell != a->shell[run->tip] && shell_size[own_shell] >= run->vertex_count) return 0;
     float best = FLT_MAX, g = 0;
     for (uint32_t k = 0; k < run->vertex_count; k++) {
         float d = sinew_vec3_distance(m->mesh.positions[run->vertices[k]], root);
@@ -806,12 +811,8 @@ static sinew_result find_riders(sinew_rig_analysis *a, const sinew_model *m, sin
                 continue;
             const uint32_t own_shell = a->shell[a->runs.items[a->piece_runs[q]].tip];
             float g;
-            /* An ornament is smaller than what it rides, or on the tail's own surface: a piece
-             * of a bigger shell is the body's (its rump, which a tail hanging or curled past it
-             * comes near: random seeds 468, 700 and 754 rode it so) */
-            const int bigger =
-                own_shell != a->shell[run->tip] && shell_size[own_shell] >= run->vertex_count;
-            if (bigger || !sits_on_tail(a, m, tail, run, in_run, t, pc->root, own_shell, 1.0f, &g))
+            if (!sits_on_tail(a, m, tail, run, in_run, t, pc->root, own_shell, shell_size, 1.0f,
+                              &g))
                 continue;
             pc->merged_into = (int32_t)t;
             pc->rides_on = (int32_t)t;
@@ -834,8 +835,7 @@ static sinew_result find_riders(sinew_rig_analysis *a, const sinew_model *m, sin
             const uint32_t own_shell = a->shell[small->tip];
             float g;
             if (shell_taken[own_shell] || a->shell_rides[own_shell] ||
-                shell_size[own_shell] >= run->vertex_count ||
-                !sits_on_tail(a, m, tail, run, in_run, t, run_root(small, m), own_shell,
+                !sits_on_tail(a, m, tail, run, in_run, t, run_root(small, m), own_shell, shell_size,
                               SMALL_RIDER_MARGIN, &g))
                 continue;
             a->shell_rides[own_shell] = t + 1;
