@@ -17,6 +17,9 @@
 #include "sinew/document.h"
 #include "sinew/rig.h"
 #include "split_mesh.h"
+#ifdef SINEW_TEST_SIMPLIFY
+#include "simplify_mesh.h"
+#endif
 
 static int has_tail(const char *name)
 {
@@ -214,8 +217,6 @@ static void test_notail_models(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
-/* The skin of the one chain sinew builds on m: mask[v] = 1 when v's heaviest joint is one of
- * the chain's (as the acceptance test reads a played file), else 0. */
 /* The model of notail/`name` under `dir`. */
 static sinew_model *load_notail(const char *dir, const char *name)
 {
@@ -239,6 +240,8 @@ static void each_notail(void (*check)(const char *name, sinew_model *m))
     }
 }
 
+/* The skin of the one chain sinew builds on m: mask[v] = 1 when v's heaviest joint is one of
+ * the chain's (as the acceptance test reads a played file), else 0. */
 static void chain_mask(const sinew_model *m, uint8_t *mask)
 {
     sinew_rig_report rep;
@@ -298,6 +301,59 @@ static void test_split_copies(void **state)
     (void)state;
     each_notail(split_copies_of);
 }
+
+#ifdef SINEW_TEST_SIMPLIFY
+/* Coarser copies keep their tail: every notail model and the UM bunny simplified to 60% and
+ * 40% of their triangles (meshoptimizer's edge collapses, seams welded first) get one chain,
+ * whose skin is the original's on the vertices kept, to within SIMPLIFY_DRIFT in recall and
+ * precision. A coarser mesh moves the border by a ring of its longer edges, and a tail of few
+ * rings loses or gains a larger share. Before, the bunny's copy at 60% got no chain: its
+ * tail's root moved from 0.336 to 0.342 of the way up the spine, over the 0.34 that then said
+ * "low on the spine" (classify.c, LOWER_SPINE). Measured today: the least is 0.800 (the
+ * Quaternius fox's recall at 60%: a neck read 1.2 radii before the crossing, NECK_REACH in
+ * protrusion.c, ends it a ring early), then 0.870 (the ToonCat's recall at 40%) and 0.881 (the
+ * bunny's precision at 40%); a lost or doubled chain, or a border moved by several rings,
+ * fails. */
+#define SIMPLIFY_DRIFT 0.25
+static void check_simplified(const char *name, const char *path)
+{
+    for (int percent = 60; percent >= 40; percent -= 20) {
+        sinew_model *m = load(path, NULL);
+        assert_non_null(m);
+        uint8_t *first = malloc(m->mesh.vertex_count);
+        assert_non_null(first);
+        chain_mask(m, first);
+        assert_true(simplify_mesh(m, (float)percent / 100, &first));
+        const uint32_t nv = m->mesh.vertex_count;
+        uint8_t *mask = malloc(nv);
+        assert_non_null(mask);
+        chain_mask(m, mask);
+        uint32_t t = 0, f = 0, both = 0;
+        for (uint32_t v = 0; v < nv; v++)
+            t += first[v], f += mask[v], both += first[v] && mask[v];
+        const double recall = (double)both / t, precision = (double)both / f;
+        fprintf(stderr, "  %-32s %d%% (%5u vertices): recall %.3f precision %.3f\n", name, percent,
+                nv, recall, precision);
+        assert_true(recall >= 1 - SIMPLIFY_DRIFT && precision >= 1 - SIMPLIFY_DRIFT);
+        free(mask), free(first);
+        sinew_model_free(m);
+    }
+}
+
+static void test_simplified_copies(void **state)
+{
+    (void)state;
+    const char *dir;
+    char names[32][TEST_NAME_SIZE], path[8800];
+    const int n = notail_names(&dir, names);
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/notail/%s", dir, names[i]);
+        check_simplified(names[i], path);
+    }
+    snprintf(path, sizeof path, "%s/quaternius_UM_Bunny.glb", dir);
+    check_simplified("quaternius_UM_Bunny.glb", path);
+}
+#endif
 
 /* Files come in any orientation and unit: every notail model with its bind space turned 45
  * degrees about up, tilted a quarter turn, moved by a body length and scaled 100 times (skin
@@ -518,9 +574,12 @@ static void test_nothing_to_do(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_landmarks),     cmocka_unit_test(test_nothing_to_do),
-        cmocka_unit_test(test_notail_models), cmocka_unit_test(test_tail_on_skin_copies),
-        cmocka_unit_test(test_split_copies),  cmocka_unit_test(test_turned_copies),
+        cmocka_unit_test(test_landmarks),         cmocka_unit_test(test_nothing_to_do),
+        cmocka_unit_test(test_notail_models),     cmocka_unit_test(test_tail_on_skin_copies),
+        cmocka_unit_test(test_split_copies),      cmocka_unit_test(test_turned_copies),
+#ifdef SINEW_TEST_SIMPLIFY
+        cmocka_unit_test(test_simplified_copies),
+#endif
     };
     return test_exit_code(cmocka_run_group_tests(tests, NULL, NULL));
 }
