@@ -67,11 +67,11 @@
  * spine (pelvis to head) and it does not point up (cos 45 degrees): a tail at the small of the
  * back (the UM bunny's, nearest its Abdomen joint), not dorsal plates or spikes (they point up)
  * nor a mane or a quiver (higher up). Measured: the bunny's tail roots at 0.336 of the spine,
- * and at up to 0.342 on copies of it simplified to 75-30% of its triangles; the lowest piece on
- * the spine that is no tail and points down, over random creatures 0-2699, at 0.415 (seed 717's
- * fur, which gets a chain of its own beside the tail at 0.415 or more). Every random creature is
- * judged the same from 0.30 to 0.41. So 0.38, the middle of 0.342 .. 0.415 (before, 0.34 lost the
- * bunny's tail on its copy simplified to 60%). */
+ * and at up to 0.342 on copies of it simplified to 75-30% of its triangles; over random
+ * creatures 0-2699 the lowest piece on the spine that is no tail and that a looser bound would
+ * chain sits at 0.415 (seed 717's fur, a second chain beside the tail), and every creature is
+ * judged the same from 0.30 to 0.41. So 0.38, the middle of 0.342 .. 0.415 (before, 0.34 lost
+ * the bunny's tail on its copy simplified to 60%). */
 #define LOWER_SPINE 0.38f
 #define POINTS_UP 0.7071f
 /* cos 30 degrees: see stands_up. */
