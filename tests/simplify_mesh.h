@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh_arrays.h"
 #include "sinew/model.h"
 
 /* Simplifies m to about `share` of its triangles (at most 1% of its size out of place). When
@@ -64,14 +65,7 @@ static inline int simplify_mesh(sinew_model *model, float share, uint8_t **label
         }
         for (size_t i = 0; i < nk; i++)
             tri[i] = number[used[kept[i]]];
-        sinew_free(al, m->positions), sinew_free(al, m->triangles);
-        sinew_free(al, m->influence_joints), sinew_free(al, m->influence_weights);
-        sinew_free(al, m->weld), sinew_free(al, m->ranges);
-        m->positions = pos, m->triangles = tri, m->influence_joints = ij;
-        m->influence_weights = iw, m->weld = weld;
-        m->vertex_count = vn, m->triangle_count = (uint32_t)(nk / 3);
-        m->ranges = NULL, m->range_count = 0; /* no longer the document's primitives */
-        sinew_mesh_weld(m, used);
+        install_mesh_arrays(model, vn, pos, ij, iw, weld, (uint32_t)(nk / 3), tri, used);
         if (labels) free(*labels), *labels = label;
     } else {
         sinew_free(al, pos), sinew_free(al, tri), sinew_free(al, ij), sinew_free(al, iw);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mesh_arrays.h"
 #include "sinew/model.h"
 
 /* The influences of the midpoint of a and b: the two vertices' weights averaged by joint, the
@@ -112,14 +113,7 @@ static inline int split_mesh(sinew_model *model, uint8_t **labels)
                                        h[2], h[1], x[2], h[0], h[1], h[2]};
             memcpy(&tri[12 * (size_t)t], quad, sizeof quad);
         }
-        sinew_free(al, m->positions), sinew_free(al, m->triangles);
-        sinew_free(al, m->influence_joints), sinew_free(al, m->influence_weights);
-        sinew_free(al, m->weld), sinew_free(al, m->ranges);
-        m->positions = pos, m->triangles = tri, m->influence_joints = ij;
-        m->influence_weights = iw, m->weld = weld;
-        m->vertex_count = vn, m->triangle_count = 4 * nt;
-        m->ranges = NULL, m->range_count = 0; /* no longer the document's primitives */
-        sinew_mesh_weld(m, scratch);
+        install_mesh_arrays(model, vn, pos, ij, iw, weld, 4 * nt, tri, scratch);
         if (labels) free(*labels), *labels = label;
     } else {
         sinew_free(al, pos), sinew_free(al, tri), sinew_free(al, ij), sinew_free(al, iw);
