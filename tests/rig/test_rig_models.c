@@ -258,6 +258,28 @@ static void chain_mask(const sinew_model *m, uint8_t *mask)
     sinew_rig_report_free(&rep);
 }
 
+/* Asserts that the chain sinew builds on `copy` takes the skin `first` (the original's chain
+ * skin carried onto the copy; SPLIT_EITHER where it could go either way, not counted) to
+ * within `drift` in recall and precision; prints both beside `what`. */
+static void assert_chain_kept(const char *what, const sinew_model *copy, const uint8_t *first,
+                              double drift)
+{
+    const uint32_t nv = copy->mesh.vertex_count;
+    uint8_t *mask = malloc(nv);
+    assert_non_null(mask);
+    chain_mask(copy, mask);
+    uint32_t t = 0, f = 0, both = 0;
+    for (uint32_t v = 0; v < nv; v++) {
+        if (first[v] == SPLIT_EITHER) continue;
+        t += first[v], f += mask[v], both += first[v] && mask[v];
+    }
+    free(mask);
+    const double recall = (double)both / t, precision = (double)both / f;
+    fprintf(stderr, "  %-44s (%6u vertices): recall %.3f precision %.3f\n", what, nv, recall,
+            precision);
+    assert_true(recall >= 1 - drift && precision >= 1 - drift);
+}
+
 /* The border does not move with the mesh's resolution: on copies of every notail model split
  * one to three times at edge midpoints (the same surface, 4, 16 and 64 times the triangles),
  * the chain's skin is the original's, split the same way (a midpoint between the original's
@@ -278,20 +300,9 @@ static void split_copies_of(const char *name, sinew_model *m)
     chain_mask(m, first);
     for (int level = 1; level <= 3; level++) {
         assert_true(split_mesh(m, &first));
-        const uint32_t nv = m->mesh.vertex_count;
-        uint8_t *mask = malloc(nv);
-        assert_non_null(mask);
-        chain_mask(m, mask);
-        uint32_t t = 0, f = 0, both = 0;
-        for (uint32_t v = 0; v < nv; v++) {
-            if (first[v] == SPLIT_EITHER) continue;
-            t += first[v], f += mask[v], both += first[v] && mask[v];
-        }
-        const double recall = (double)both / t, precision = (double)both / f;
-        fprintf(stderr, "  %-32s split %d (%6u vertices): recall %.3f precision %.3f\n", name,
-                level, nv, recall, precision);
-        assert_true(recall >= 1 - SPLIT_DRIFT && precision >= 1 - SPLIT_DRIFT);
-        free(mask);
+        char what[TEST_NAME_SIZE + 16];
+        snprintf(what, sizeof what, "%s split %d", name, level);
+        assert_chain_kept(what, m, first, SPLIT_DRIFT);
     }
     free(first);
 }
@@ -324,18 +335,10 @@ static void check_simplified(const char *name, const char *path)
         assert_non_null(first);
         chain_mask(m, first);
         assert_true(simplify_mesh(m, (float)percent / 100, &first));
-        const uint32_t nv = m->mesh.vertex_count;
-        uint8_t *mask = malloc(nv);
-        assert_non_null(mask);
-        chain_mask(m, mask);
-        uint32_t t = 0, f = 0, both = 0;
-        for (uint32_t v = 0; v < nv; v++)
-            t += first[v], f += mask[v], both += first[v] && mask[v];
-        const double recall = (double)both / t, precision = (double)both / f;
-        fprintf(stderr, "  %-32s %d%% (%5u vertices): recall %.3f precision %.3f\n", name, percent,
-                nv, recall, precision);
-        assert_true(recall >= 1 - SIMPLIFY_DRIFT && precision >= 1 - SIMPLIFY_DRIFT);
-        free(mask), free(first);
+        char what[TEST_NAME_SIZE + 16];
+        snprintf(what, sizeof what, "%s at %d%%", name, percent);
+        assert_chain_kept(what, m, first, SIMPLIFY_DRIFT);
+        free(first);
         sinew_model_free(m);
     }
 }
