@@ -369,8 +369,10 @@ static double box_volume(sinew_vec3 lo, sinew_vec3 hi, float pad)
     return ((double)hi.x - lo.x + pad) * ((double)hi.y - lo.y + pad) * ((double)hi.z - lo.z + pad);
 }
 
-/* Overlap of two boxes as a fraction of the smaller one (boxes padded so flat pieces count). */
-static double box_overlap(const sinew_rig_piece *a, const sinew_rig_piece *b, float pad)
+/* Overlap of two boxes as a fraction of the smaller one, or with `of_larger` of the larger
+ * (boxes padded so flat pieces count). */
+static double box_overlap(const sinew_rig_piece *a, const sinew_rig_piece *b, float pad,
+                          int of_larger)
 {
     double ov = 1;
     const float *alo = &a->box_min.x, *ahi = &a->box_max.x, *blo = &b->box_min.x,
@@ -382,8 +384,8 @@ static double box_overlap(const sinew_rig_piece *a, const sinew_rig_piece *b, fl
     }
     double va = box_volume(a->box_min, a->box_max, pad),
            vb = box_volume(b->box_min, b->box_max, pad);
-    double vmin = va < vb ? va : vb;
-    return vmin > 0 ? ov / vmin : 0;
+    double v = (va < vb) == !of_larger ? va : vb;
+    return v > 0 ? ov / v : 0;
 }
 
 /* What the cross-sections of a walk say about its shape, counted over the sections that
@@ -520,31 +522,54 @@ static void grow_box(sinew_rig_piece *into, const sinew_rig_piece *from)
                                     fmaxf(into->box_max.z, from->box_max.z));
 }
 
-/* Bigger pieces absorb smaller ones at the same attachment whose boxes overlap by more than
- * half (visited biggest first, so the result does not depend on the walk order). Ears (found
- * before, with sinew_rig_options.ears) take no part: the two ears of a pair, or an ear and a
- * horn beside it, share the head and their boxes overlap, but neither is fur over the other. */
-static void merge_overlapping(const sinew_rig_analysis *a, sinew_rig_report *rep)
+/* 1 when piece j is to merge into piece i: both where the other is. Bigger pieces absorb
+ * smaller ones at the same attachment whose boxes overlap by more than half of the smaller's
+ * (fur over skin). Pieces whose boxes overlap by more than half of the larger's are one
+ * whatever joint their roots lie nearest, and the one rooted nearer the pelvis absorbs the
+ * other: a tail's fur and skin rooted either side of the pelvis joint (random seeds 1266,
+ * 1787), or a sunk tail also walked from its hidden end, whose walk reads as a tail rooted
+ * where the curled tip comes back to the body (1513, 2424; 717's rode its tail, as plates do).
+ * Each made two chains on one tail. */
+static int merges_into(const sinew_rig_analysis *a, const sinew_model *m,
+                       const sinew_rig_report *rep, uint32_t i, uint32_t j)
 {
+    const sinew_rig_piece *pi = &rep->pieces[i], *pj = &rep->pieces[j];
     const float pad = 1e-3f * rep->scale;
+    const int same =
+        pi->attach_joint == pj->attach_joint ||
+        (at_pelvis((uint8_t)pi->attach_region) && at_pelvis((uint8_t)pj->attach_region));
+    if (same) {
+        uint32_t ni = a->runs.items[a->piece_runs[i]].vertex_count;
+        uint32_t nj = a->runs.items[a->piece_runs[j]].vertex_count;
+        return (ni > nj || (ni == nj && i < j)) && box_overlap(pi, pj, pad, 0) > 0.5;
+    }
+    if (!(box_overlap(pi, pj, pad, 1) > 0.5) || rep->landmarks.pelvis < 0) return 0;
+    const sinew_vec3 pelvis = rig_joint_position(m, (uint32_t)rep->landmarks.pelvis);
+    const float di = sinew_vec3_distance(pi->root, pelvis),
+                dj = sinew_vec3_distance(pj->root, pelvis);
+    return di < dj || (di == dj && i < j);
+}
+
+/* Merges the pieces that are where another is (merges_into), visited biggest first, so the
+ * result does not depend on the walk order. Ears (found before, with
+ * sinew_rig_options.ears) take no part: the two ears of a pair, or an ear and a horn beside
+ * it, share the head and their boxes overlap, but neither is fur over the other. */
+static void merge_overlapping(const sinew_rig_analysis *a, const sinew_model *m,
+                              sinew_rig_report *rep)
+{
     for (uint32_t i = 0; i < rep->piece_count; i++) {
         sinew_rig_piece *pi = &rep->pieces[i];
         if (pi->merged_into >= 0 || pi->verdict == SINEW_RIG_VERDICT_EAR) continue;
         for (uint32_t j = 0; j < rep->piece_count; j++) {
             sinew_rig_piece *pj = &rep->pieces[j];
-            if (j == i || pj->merged_into >= 0 || pj->verdict == SINEW_RIG_VERDICT_EAR) continue;
-            uint32_t ni = a->runs.items[a->piece_runs[i]].vertex_count;
-            uint32_t nj = a->runs.items[a->piece_runs[j]].vertex_count;
-            if (nj > ni || (nj == ni && j < i)) continue;
-            int same =
-                pi->attach_joint == pj->attach_joint ||
-                (at_pelvis((uint8_t)pi->attach_region) && at_pelvis((uint8_t)pj->attach_region));
-            if (!same || box_overlap(pi, pj, pad) <= 0.5) continue;
+            if (j == i || pj->merged_into >= 0 || pj->verdict == SINEW_RIG_VERDICT_EAR ||
+                !merges_into(a, m, rep, i, j))
+                continue;
             pj->merged_into = (int32_t)i;
             pj->verdict = SINEW_RIG_VERDICT_MERGED;
             snprintf(pj->reason, sizeof pj->reason,
-                     "merged into piece %u: same attachment, the two overlap (shells over one "
-                     "another)",
+                     "merged into piece %u: the two overlap (a shell over another, or one "
+                     "skin walked from both ends)",
                      i);
             pi->merged_shells += pj->merged_shells;
             grow_box(pi, pj);
@@ -759,9 +784,14 @@ static int sits_on_tail(const sinew_rig_analysis *a, const sinew_model *m,
     const int exact = run->creased && own_shell != a->shell[run->tip];
     const float root_g = exact ? run->g[run->vertex_count - 1] : run->cut - margin * tail->radius;
     if (!(best <= fmaxf(tail->radius, radius_at(run, g))) || !(g <= root_g)) return 0;
-    /* ... and on the tail, not on the body beside it */
+    /* ... and on the tail, not on the body beside it: the body is the tail's own shell off its
+     * walk, or a shell as big as the walk. Other ornaments are not (a row of plates on a tail
+     * stands closer to its neighbours than to the tail: random seeds 1057, 2456), nor the
+     * tail's fur shell (2426). */
     for (uint32_t v = 0; v < a->vertex_count; v++) {
         if (a->weld[v] != v || a->shell[v] == own_shell || in_run[v] == t + 1) continue;
+        if (a->shell[v] != a->shell[run->tip] && shell_size[a->shell[v]] < run->vertex_count)
+            continue;
         if (sinew_vec3_distance(m->mesh.positions[v], root) < best) return 0;
     }
     *at = g;
@@ -809,6 +839,13 @@ static sinew_result find_riders(sinew_rig_analysis *a, const sinew_model *m, sin
         const rig_run *run = &a->runs.items[a->piece_runs[t]];
         for (uint32_t k = 0; k < run->vertex_count; k++)
             in_run[run->vertices[k]] = t + 1;
+        /* the shells merged into it (a fur shell over the tail) are the tail too */
+        for (uint32_t q = 0; q < rep->piece_count; q++) {
+            const rig_run *fur = &a->runs.items[a->piece_runs[q]];
+            if (rep->pieces[q].merged_into == (int32_t)t)
+                for (uint32_t k = 0; k < fur->vertex_count; k++)
+                    in_run[fur->vertices[k]] = t + 1;
+        }
         for (uint32_t q = 0; q < rep->piece_count; q++) {
             sinew_rig_piece *pc = &rep->pieces[q];
             if (q == t || pc->merged_into >= 0 || pc->verdict == SINEW_RIG_VERDICT_CHAIN ||
@@ -1047,7 +1084,7 @@ sinew_result sinew_rig_find_appendages(const sinew_model *m, const sinew_rig_opt
     if ((r = pieces_from_runs(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
     /* What each piece is (see the header, in this order). */
     if (opt.ears && (r = rig_find_ears(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
-    merge_overlapping(a, rep);
+    merge_overlapping(a, m, rep);
     rep->rigged_tail = find_rigged_tail(a, m);
     decide(a, m, &opt, rep, tail_from);
     if ((r = rig_find_wings(a, m, &opt, rep, err)) != SINEW_OK) goto fail;
