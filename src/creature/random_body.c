@@ -786,9 +786,13 @@ static void tail_tubes(rc_mesh *m)
         for (uint32_t i = 0; i < c->tail_point_count; i++)
             t.ctrl[t.ctrl_count++] = c->tail_point[i];
         float total = creature_tube_length(&t);
+        t.rings = (uint32_t)clampf(roundf(total * 40.0f), 24.0f, 96.0f);
         /* the tail begins where the centre line passes its root (ctrl point 3), as narrow as
-         * the tail there: the rump before it is body */
-        float split = creature_tube_ctrl_fraction(&t, 3);
+         * the tail there: the rump before it is body. On a ring, so that the crease there is
+         * the tail's first ring, as a biped's rim is (share_loop), whichever side of the
+         * centre line's root the rings fall. */
+        const float rings = (float)(t.rings - 1); /* ring j lies at j / rings (builder.c) */
+        float split = roundf(creature_tube_ctrl_fraction(&t, 3) * rings) / rings;
         creature_tube_profile(&t, 0.0f, 0.85f * rx, 0.9f * ry, 0);
         creature_tube_profile(&t, creature_tube_ctrl_fraction(&t, 1), 1.0f * rx, 1.0f * ry, 0);
         float s_hips = creature_tube_ctrl_fraction(&t, 2);
@@ -807,7 +811,6 @@ static void tail_tubes(rc_mesh *m)
         tp->length = total * (1.0f - split);
         t.cap0 = fminf(0.2f, 0.6f * rx / total);
         t.cap1 = clampf(1.5f * tail_radius_at(c, 1.0f) / total, 0.01f, 0.1f);
-        t.rings = (uint32_t)clampf(roundf(total * 40.0f), 24.0f, 96.0f);
         int32_t trunk[16];
         uint32_t nt = trunk_joints(c, trunk);
         set_nearest(&t.weights, trunk, nt);
