@@ -281,7 +281,7 @@ static void check_tail_skin(uint64_t seed, double least)
  * chain; seed 823 a second one beside its tail's). A long piece at the pelvis that stands up is
  * a tail raised over the back, not a plate (seeds 1834, 1893, 2090: nothing found). A tail's
  * fur and skin rooted either side of the pelvis joint, or a sunk curled tail walked from its
- * hidden end too, are one tail with one chain (seeds 1266, 1787, 1513, 2424: two chains, the
+ * hidden end too, are one tail with one chain (seeds 1266, 1787, 1513, 2424: two chains,
  * recall 0.52 to 0.94). */
 static void test_fresh_seeds(void **s)
 {
