@@ -550,8 +550,8 @@ static int merges_into(const sinew_rig_analysis *a, const sinew_model *m,
     return di < dj || (di == dj && i < j);
 }
 
-/* Merges the pieces that are where another is (merges_into), visited biggest first, so the
- * result does not depend on the walk order. Ears (found before, with
+/* Merges each piece into the piece it overlaps (merges_into: size or the root decides which
+ * takes which, so the result does not depend on the walk order). Ears (found before, with
  * sinew_rig_options.ears) take no part: the two ears of a pair, or an ear and a horn beside
  * it, share the head and their boxes overlap, but neither is fur over the other. */
 static void merge_overlapping(const sinew_rig_analysis *a, const sinew_model *m,
@@ -758,6 +758,15 @@ static float radius_at(const rig_run *run, float g)
     return r;
 }
 
+/* 1 when shell s (`shell_size` representatives per shell) is the body's beside tail walk
+ * `run`: a shell other than the tail's own with as much skin as the walk (an ornament is
+ * smaller than what it rides). */
+static int body_shell(const sinew_rig_analysis *a, const rig_run *run, const uint32_t *shell_size,
+                      uint32_t s)
+{
+    return s != a->shell[run->tip] && shell_size[s] >= run->vertex_count;
+}
+
 /* 1 when skin rooted at `root` on shell `own_shell` (`shell_size` representatives per shell)
  * sits on tail piece t (its walk `run`, its vertices marked t + 1 in in_run): an ornament, on
  * the tail's own surface or smaller than what it rides (a piece of a bigger shell is the
@@ -770,7 +779,7 @@ static int sits_on_tail(const sinew_rig_analysis *a, const sinew_model *m,
                         uint32_t t, sinew_vec3 root, uint32_t own_shell, const uint32_t *shell_size,
                         float margin, float *at)
 {
-    if (own_shell != a->shell[run->tip] && shell_size[own_shell] >= run->vertex_count) return 0;
+    if (body_shell(a, run, shell_size, own_shell)) return 0;
     float best = FLT_MAX, g = 0;
     for (uint32_t k = 0; k < run->vertex_count; k++) {
         float d = sinew_vec3_distance(m->mesh.positions[run->vertices[k]], root);
@@ -790,7 +799,7 @@ static int sits_on_tail(const sinew_rig_analysis *a, const sinew_model *m,
      * tail's fur shell (2426). */
     for (uint32_t v = 0; v < a->vertex_count; v++) {
         if (a->weld[v] != v || a->shell[v] == own_shell || in_run[v] == t + 1) continue;
-        if (a->shell[v] != a->shell[run->tip] && shell_size[a->shell[v]] < run->vertex_count)
+        if (a->shell[v] != a->shell[run->tip] && !body_shell(a, run, shell_size, a->shell[v]))
             continue;
         if (sinew_vec3_distance(m->mesh.positions[v], root) < best) return 0;
     }
