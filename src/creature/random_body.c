@@ -791,8 +791,8 @@ static void tail_tubes(rc_mesh *m)
          * the tail there: the rump before it is body. On a ring, so that the crease there is
          * the tail's first ring, as a biped's rim is (share_loop), whichever side of the
          * centre line's root the rings fall. */
-        const float rings = (float)(t.rings - 1); /* ring j lies at j / rings (builder.c) */
-        float split = roundf(creature_tube_ctrl_fraction(&t, 3) * rings) / rings;
+        const float last = (float)(t.rings - 1); /* ring j lies at j / last (builder.c) */
+        float split = roundf(creature_tube_ctrl_fraction(&t, 3) * last) / last;
         creature_tube_profile(&t, 0.0f, 0.85f * rx, 0.9f * ry, 0);
         creature_tube_profile(&t, creature_tube_ctrl_fraction(&t, 1), 1.0f * rx, 1.0f * ry, 0);
         float s_hips = creature_tube_ctrl_fraction(&t, 2);

@@ -403,7 +403,8 @@ static void mesh_shells(const sinew_mesh *mesh, uint32_t *shell)
  * spikes on the back beside the tail's root. (197's plate on the back rode the tail too while
  * the back's plates began where the tail leaves it: the creature generator starts them clear
  * of the tail's root now, since that plate's skin was as much the tail's as the back's.)
- * 2456 has six spikes in a row on a short tail, each nearer its neighbour than the tail, and
+ * 2456 has six spikes in a row on a short tail, each nearer a neighbour or the tail's skin
+ * off its walk than the walk itself, and
  * 2426 six on a tail under its own fur shell, nearer the fur than the tail's skin: both were
  * left on the body as a row of plates on the back. */
 static void check_riders(uint64_t seed, uint32_t want_on_tail, uint32_t want_others)
